@@ -1,0 +1,58 @@
+"""The closed set of tool error codes, and the exception every tool raises."""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+ErrorCode = Literal[
+    "bad_request",
+    "unauthenticated",
+    "forbidden",
+    "not_found",
+    "conflict",
+    "payload_too_large",
+    "rate_limited",
+    "capability_disabled",
+    "upstream_error",
+    "internal_error",
+    "upstream_timeout",
+    "invalid_input",
+    "input_too_large",
+    "verification_unavailable",
+    "verification_paths_unavailable",
+]
+
+ERROR_CODES: Final[frozenset[str]] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]
+
+
+class StatekitError(Exception):
+    """Base class of every error statekit raises on purpose."""
+
+
+class ToolError(StatekitError):
+    """A tool failed with a code from the closed set; `details` is JSON-safe extra data."""
+
+    def __init__(self, code: ErrorCode, message: str, details: dict[str, Any] | None = None) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code: ErrorCode = code
+        self.message = message
+        self.details = details or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error as the JSON object tools return: `{code, message, ...details}`."""
+        return {"code": self.code, "message": self.message, **self.details}
+
+
+class MachineDefinitionError(StatekitError):
+    """A machine config cannot be turned into a model; `path` locates the problem."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.message = message
+        self.path = path
+
+
+class EngineError(StatekitError):
+    """The engine could not run a step (a missing implementation, a throwing guard)."""
