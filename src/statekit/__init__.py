@@ -1,0 +1,3 @@
+"""statekit: statecharts for AI agents."""
+
+__version__ = "0.1.0"
