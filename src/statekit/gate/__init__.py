@@ -1,0 +1,18 @@
+"""FSM state gating for MCP servers built on the official `mcp` SDK.
+
+Bind tools to the states of an XState v5 workflow: a tool is listed and callable
+only while the workflow is in one of its states, and a successful call fires its
+event. See `docs/gate.md`.
+"""
+
+from statekit.gate.redis_store import RedisStore
+from statekit.gate.sqlite_store import SQLiteStore
+from statekit.gate.store import MemoryStore, StateStore, StoreConflict
+
+__all__ = [
+    "MemoryStore",
+    "RedisStore",
+    "SQLiteStore",
+    "StateStore",
+    "StoreConflict",
+]
