@@ -1,0 +1,171 @@
+"""The measuring loop shared by every Python peer worker (the node worker mirrors it).
+
+A worker is one process for one (peer, machine) pair. It:
+
+1. checks the peer against the machine's expected trace, event by event, for two cycles
+   (a benchmark of an engine that does the wrong thing, or nothing, is worthless);
+2. warms up and estimates the rate, then sizes one repeat to about ``--seconds`` (capped
+   at ``--events``), so slow peers do not stretch the run and fast ones are not measured
+   on a few microseconds;
+3. times ``--repeats`` repeats, each on a fresh instance started in the initial state
+   (creating the instance is not timed), checks the final configuration after each repeat
+   against the trace (that proves every event was processed), and keeps the best.
+
+It prints one JSON object on stdout. Garbage collection stays enabled: allocation is part of
+an engine's cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+CALIBRATION_SECONDS = 0.2
+VALIDATION_CYCLES = 2
+
+
+class Instance(Protocol):
+    """A started machine of one peer."""
+
+    def run(self, events: Sequence[Any]) -> None:
+        """Send every event, in order (this is the timed loop)."""
+
+    def leaves(self) -> list[str]:
+        """The active atomic states as dotted paths from the root (root id excluded)."""
+
+
+class Peer(Protocol):
+    """How one library builds and drives a benchmark machine."""
+
+    label: str
+    version: str
+
+    def encode(self, event_type: str) -> Any:
+        """The event object this peer's send takes for an event type (prepared untimed)."""
+
+    def new_instance(self) -> Instance:
+        """A fresh instance, started, in the machine's initial state."""
+
+
+PeerFactory = Callable[[dict[str, Any]], Peer]
+
+
+def leaves_of_value(value: Any, prefix: str = "") -> list[str]:
+    """Flatten an XState state value ('a', {'p': {'q': 'r'}, ...}) into sorted leaf paths."""
+    if isinstance(value, str):
+        return [prefix + value]
+    found: list[str] = []
+    for key, child in value.items():
+        found.extend(leaves_of_value(child, f"{prefix}{key}."))
+    return sorted(found)
+
+
+def _expected_after(spec: dict[str, Any], count: int) -> list[str]:
+    if count == 0:
+        return sorted(spec["initial"])
+    trace = spec["trace"]
+    return sorted(trace[(count - 1) % len(trace)])
+
+
+def _events(peer: Peer, spec: dict[str, Any], count: int) -> list[Any]:
+    encoded = [peer.encode(event_type) for event_type in spec["cycle"]]
+    return [encoded[index % len(encoded)] for index in range(count)]
+
+
+def validate(peer: Peer, spec: dict[str, Any]) -> str | None:
+    """Return a description of the first divergence from the expected trace, or None."""
+    instance = peer.new_instance()
+    if sorted(instance.leaves()) != _expected_after(spec, 0):
+        return f"initial configuration {instance.leaves()} != {spec['initial']}"
+    cycle = spec["cycle"]
+    for step in range(VALIDATION_CYCLES * len(cycle)):
+        event_type = cycle[step % len(cycle)]
+        instance.run([peer.encode(event_type)])
+        expected = _expected_after(spec, step + 1)
+        actual = sorted(instance.leaves())
+        if actual != expected:
+            return f"after event #{step + 1} ({event_type}): {actual} != {expected}"
+    return None
+
+
+def _rate_estimate(peer: Peer, spec: dict[str, Any]) -> float:
+    """Warm up, then estimate events per second (the second window, once warm)."""
+    _rate_window(peer, spec)
+    return _rate_window(peer, spec)
+
+
+def _rate_window(peer: Peer, spec: dict[str, Any]) -> float:
+    instance = peer.new_instance()
+    chunk = len(spec["cycle"]) * 10
+    sent = 0
+    started = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < CALIBRATION_SECONDS:
+        instance.run(_events(peer, spec, chunk))
+        sent += chunk
+        chunk *= 2
+        elapsed = time.perf_counter() - started
+    return sent / elapsed
+
+
+def measure(
+    peer: Peer, spec: dict[str, Any], max_events: int, seconds: float, repeats: int
+) -> dict[str, Any]:
+    """Validate, calibrate and time one peer on one machine."""
+    result: dict[str, Any] = {"label": peer.label, "version": peer.version}
+    divergence = validate(peer, spec)
+    if divergence is not None:
+        result["error"] = f"wrong behaviour: {divergence}"
+        return result
+    rate = _rate_estimate(peer, spec)
+    cycle_length = len(spec["cycle"])
+    count = int(min(max_events, max(cycle_length * 20, rate * seconds)))
+    # An event count that is not a whole number of cycles makes the final check sharper.
+    if count % cycle_length == 0:
+        count += 1
+    events = _events(peer, spec, count)
+    expected_final = _expected_after(spec, count)
+    timings: list[float] = []
+    for _ in range(repeats):
+        instance = peer.new_instance()
+        started = time.perf_counter()
+        instance.run(events)
+        timings.append(time.perf_counter() - started)
+        final = sorted(instance.leaves())
+        if final != expected_final:
+            result["error"] = f"after {count} events ended in {final}, expected {expected_final}"
+            return result
+    best = min(timings)
+    result.update(
+        events=count,
+        repeats=repeats,
+        best_seconds=best,
+        events_per_second=count / best,
+        median_events_per_second=count / statistics.median(timings),
+    )
+    return result
+
+
+def main(factory: PeerFactory, argv: Sequence[str] | None = None) -> None:
+    """Command line of a peer worker: prints one JSON result."""
+    parser = argparse.ArgumentParser(description="Time one peer on one benchmark machine.")
+    parser.add_argument("--machine", type=Path, required=True, help="bench/machines/*.json")
+    parser.add_argument("--events", type=int, default=1_000_000, help="max events per repeat")
+    parser.add_argument("--seconds", type=float, default=0.5, help="target seconds per repeat")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    spec = json.loads(args.machine.read_text())
+    try:
+        peer = factory(spec)
+        result = measure(peer, spec, args.events, args.seconds, args.repeats)
+    except Exception as error:  # report any failure of the peer as data, not a traceback
+        result = {"error": f"{type(error).__name__}: {error}"}
+    result["machine"] = spec["name"]
+    json.dump(result, sys.stdout)
+    sys.stdout.write("\n")
