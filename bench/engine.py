@@ -1,0 +1,253 @@
+"""Engine throughput: statekit against its peers, side by side in one run.
+
+    python bench/engine.py                  # everything, about two minutes on 2 cores
+    python bench/engine.py --peers statekit-actor,xstate-actor --machines flat
+
+Every (peer, machine) pair runs in its own subprocess, one after another, so no peer warms
+or pollutes another's interpreter. Each worker (bench/peers/harness.py, bench/node/peer.mjs)
+checks the peer against the machine's expected trace, warms up, sizes a repeat to about
+``--seconds``, keeps the best of ``--repeats`` repeats and checks the final state after each.
+The Markdown report goes to stdout, progress to stderr. The exit status is 1 if any peer
+failed its checks or could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+MACHINES = ("flat", "player")
+WORKER_TIMEOUT_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class PeerSpec:
+    """One contender: how to start its worker."""
+
+    key: str
+    runtime: str  # "python" or "node"
+    argv: tuple[str, ...]
+
+
+PEERS = (
+    PeerSpec("statekit-actor", "python", ("peers/peer_statekit.py", "--api", "actor")),
+    PeerSpec("statekit-transition", "python", ("peers/peer_statekit.py", "--api", "transition")),
+    PeerSpec("xstate-actor", "node", ("node/peer.mjs", "--peer", "actor")),
+    PeerSpec("xstate-transition", "node", ("node/peer.mjs", "--peer", "transition")),
+    PeerSpec("xstate-statemachine", "python", ("peers/peer_xstate_statemachine.py",)),
+    PeerSpec("transitions", "python", ("peers/peer_transitions.py",)),
+    PeerSpec("python-statemachine", "python", ("peers/peer_python_statemachine.py",)),
+    PeerSpec("sismic", "python", ("peers/peer_sismic.py",)),
+)
+STATEKIT_KEYS = ("statekit-actor", "statekit-transition")
+PYTHON_PEER_KEYS = ("xstate-statemachine", "transitions", "python-statemachine", "sismic")
+
+
+def ensure_node_modules() -> str | None:
+    """Install the pinned XState with ``npm ci`` if needed; return why node cannot run."""
+    if shutil.which("node") is None:
+        return "node is not on PATH"
+    if (BENCH / "node" / "node_modules" / "xstate").is_dir():
+        return None
+    if shutil.which("npm") is None:
+        return "npm is not on PATH (needed once: npm ci in bench/node)"
+    print("installing the pinned xstate: npm ci in bench/node", file=sys.stderr)
+    completed = subprocess.run(
+        ["npm", "ci", "--no-audit", "--no-fund"],
+        cwd=BENCH / "node",
+        capture_output=True,
+        text=True,
+    )
+    if completed.returncode != 0:
+        return f"npm ci failed: {completed.stderr.strip()[-300:]}"
+    return None
+
+
+def run_worker(peer: PeerSpec, machine: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Run one worker subprocess and parse its JSON line."""
+    executable = sys.executable if peer.runtime == "python" else "node"
+    command = [
+        executable,
+        str(BENCH / peer.argv[0]),
+        *peer.argv[1:],
+        "--machine",
+        str(BENCH / "machines" / f"{machine}.json"),
+        "--events",
+        str(args.events),
+        "--seconds",
+        str(args.seconds),
+        "--repeats",
+        str(args.repeats),
+    ]
+    try:
+        completed = subprocess.run(
+            command, capture_output=True, text=True, timeout=WORKER_TIMEOUT_SECONDS
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {WORKER_TIMEOUT_SECONDS} s"}
+    lines = completed.stdout.strip().splitlines()
+    if completed.returncode != 0 or not lines:
+        tail = completed.stderr.strip().splitlines()[-1:] or ["no output"]
+        return {"error": f"worker exited {completed.returncode}: {tail[0]}"}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def _rate(results: dict[str, dict[str, Any]], key: str) -> float | None:
+    value = results.get(key, {}).get("events_per_second")
+    return float(value) if value is not None else None
+
+
+def _ratio(numerator: float | None, denominator: float | None) -> str:
+    if numerator is None or denominator is None:
+        return "—"
+    return f"{numerator / denominator:.2f}x"
+
+
+def _label(key: str, result: dict[str, Any]) -> str:
+    label = result.get("label", key)
+    version = result.get("version")
+    return f"{label} {version}" if version else label
+
+
+def machine_table(title: str, results: dict[str, dict[str, Any]], keys: list[str]) -> list[str]:
+    """A Markdown table for one machine: rate per peer and statekit's ratios to it."""
+    actor = _rate(results, "statekit-actor")
+    pure = _rate(results, "statekit-transition")
+    lines = [
+        f"#### {title}",
+        "",
+        "| peer | events/s | µs/event | events x repeats | statekit Actor ÷ peer "
+        "| statekit transition() ÷ peer |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    ordered = sorted(keys, key=lambda k: -(_rate(results, k) or -1.0))
+    for key in ordered:
+        result = results[key]
+        rate = _rate(results, key)
+        if rate is None:
+            error = result.get("error", "no result")
+            lines.append(f"| {_label(key, result)} | FAILED: {error} | | | | |")
+            continue
+        lines.append(
+            f"| {_label(key, result)} | {rate:,.0f} | {1e6 / rate:.2f} "
+            f"| {result['events']:,} x {result['repeats']} "
+            f"| {_ratio(actor, rate)} | {_ratio(pure, rate)} |"
+        )
+    return [*lines, ""]
+
+
+def goal_lines(all_results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """Check the issue's goals: >= XState's actor in node, >= 2x the fastest Python peer."""
+    lines = ["#### Goals", ""]
+    for machine, results in all_results.items():
+        xstate_actor = _rate(results, "xstate-actor")
+        python_rates = {k: r for k in PYTHON_PEER_KEYS if (r := _rate(results, k)) is not None}
+        fastest_python = max(python_rates, key=python_rates.__getitem__, default=None)
+        for statekit_key in STATEKIT_KEYS:
+            mine = _rate(results, statekit_key)
+            if mine is None:
+                continue
+            if xstate_actor is not None:
+                verdict = "met" if mine >= xstate_actor else "not met"
+                lines.append(
+                    f"- {machine}: {statekit_key} ÷ XState createActor = "
+                    f"{mine / xstate_actor:.2f}x (goal ≥ 1x: {verdict})"
+                )
+            if fastest_python is not None:
+                ratio = mine / python_rates[fastest_python]
+                verdict = "met" if ratio >= 2 else "not met"
+                lines.append(
+                    f"- {machine}: {statekit_key} ÷ fastest Python peer ({fastest_python}) = "
+                    f"{ratio:.2f}x (goal ≥ 2x: {verdict})"
+                )
+    return [*lines, ""] if len(lines) > 2 else []
+
+
+def environment_lines(command: str, elapsed: float) -> list[str]:
+    """Where and how the figures were measured."""
+    node_version = "absent"
+    if shutil.which("node"):
+        node_version = subprocess.run(
+            ["node", "--version"], capture_output=True, text=True
+        ).stdout.strip()
+    return [
+        f"- command: `{command}`",
+        f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        f"- machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()}; "
+        f"CPython {platform.python_version()}, node {node_version}",
+        f"- total run time: {elapsed:.0f} s",
+        "",
+    ]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--events", type=int, default=1_000_000, help="cap on events per repeat (default 1e6)"
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=0.5, help="target duration of one repeat (default 0.5)"
+    )
+    parser.add_argument("--repeats", type=int, default=5, help="timed repeats, best kept")
+    parser.add_argument(
+        "--peers", default=",".join(p.key for p in PEERS), help="comma-separated peer keys"
+    )
+    parser.add_argument("--machines", default=",".join(MACHINES), help="flat,player")
+    parser.add_argument("--json", type=Path, help="also write the raw results here")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    wanted = args.peers.split(",")
+    unknown = set(wanted) - {p.key for p in PEERS}
+    if unknown:
+        sys.exit(f"unknown peers: {', '.join(sorted(unknown))}")
+    peers = [p for p in PEERS if p.key in wanted]
+    machines = args.machines.split(",")
+    node_problem = ensure_node_modules() if any(p.runtime == "node" for p in peers) else None
+
+    all_results: dict[str, dict[str, dict[str, Any]]] = {}
+    for machine in machines:
+        all_results[machine] = {}
+        for peer in peers:
+            print(f"{machine:7} {peer.key:22}", end=" ", file=sys.stderr, flush=True)
+            if peer.runtime == "node" and node_problem:
+                result: dict[str, Any] = {"error": node_problem}
+            else:
+                result = run_worker(peer, machine, args)
+            all_results[machine][peer.key] = result
+            rate = result.get("events_per_second")
+            print(f"{rate:>14,.0f} ev/s" if rate else result.get("error"), file=sys.stderr)
+
+    elapsed = time.perf_counter() - started
+    command = " ".join(["python", "bench/engine.py", *(argv if argv is not None else sys.argv[1:])])
+    titles = {
+        name: json.loads((BENCH / "machines" / f"{name}.json").read_text())["title"]
+        for name in machines
+    }
+    report = environment_lines(command, elapsed)
+    for machine in machines:
+        report += machine_table(titles[machine], all_results[machine], [p.key for p in peers])
+    report += goal_lines(all_results)
+    print("\n".join(report))
+    if args.json:
+        args.json.write_text(json.dumps(all_results, indent=2) + "\n")
+    failed = any("error" in r for results in all_results.values() for r in results.values())
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
