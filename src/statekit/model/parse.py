@@ -1,0 +1,435 @@
+"""Read an XState v5 config (a dict, as from JSON or YAML) into the canonical model.
+
+Parsing checks shapes (a `states` that is not an object, an action that is a number) and
+raises `MachineDefinitionError` with a config path. It does not check meaning (unknown
+targets, missing initial states): the validator reports those, and the engine refuses them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, cast
+
+from statekit.errors import MachineDefinitionError
+from statekit.model.core import (
+    BUILTIN_ACTIONS,
+    Action,
+    EnqueueBranch,
+    Guard,
+    Invoke,
+    MachineModel,
+    StateNode,
+    StateType,
+    Transition,
+    TransitionKind,
+)
+from statekit.model.jsorder import js_items, js_keys
+
+DEFAULT_MACHINE_ID = "(machine)"
+
+_STATE_KEYS = frozenset(
+    {
+        "id", "type", "initial", "states", "on", "always", "after", "onDone", "invoke",
+        "entry", "exit", "tags", "meta", "description", "output", "history", "target",
+    }
+)
+_ROOT_ONLY_KEYS = frozenset({"context"})
+_TRANSITION_KEYS = frozenset({"target", "guard", "actions", "reenter", "description", "meta"})
+_INVOKE_KEYS = frozenset({"id", "src", "input", "systemId", "onDone", "onError", "onSnapshot"})
+_STATE_TYPES = frozenset({"atomic", "compound", "parallel", "final", "history"})
+
+MAX_DEPTH = 200
+
+
+def unwrap_document(document: Any) -> Any:
+    """Accept a config or `{"machine": config}`."""
+    if isinstance(document, Mapping) and set(document) == {"machine"} and isinstance(document["machine"], Mapping):
+        return document["machine"]
+    return document
+
+
+def parse_machine(config: Any) -> MachineModel:
+    """Turn an XState config into a `MachineModel`."""
+    config = unwrap_document(config)
+    if not isinstance(config, Mapping):
+        raise MachineDefinitionError("a machine config must be an object", "")
+    machine_id = config.get("id")
+    if machine_id is not None and not isinstance(machine_id, str):
+        raise MachineDefinitionError("`id` must be a string", "id")
+    root_key = machine_id or DEFAULT_MACHINE_ID
+    root = _parse_state(config, key=root_key, path=(), parent_id=None, machine_id=root_key, where="", depth=0)
+    extra = {k: v for k, v in config.items() if k not in _STATE_KEYS and k not in _ROOT_ONLY_KEYS}
+    return MachineModel(root=root, context=config.get("context"), has_context="context" in config, extra=extra)
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _parse_state(
+    config: Any, *, key: str, path: tuple[str, ...], parent_id: str | None, machine_id: str, where: str, depth: int
+) -> StateNode:
+    if depth > MAX_DEPTH:
+        raise MachineDefinitionError(f"states nest deeper than {MAX_DEPTH} levels", where)
+    if config is None:
+        config = {}
+    if not isinstance(config, Mapping):
+        raise MachineDefinitionError("a state config must be an object", where)
+    explicit_id = config.get("id")
+    if explicit_id is not None and not isinstance(explicit_id, str):
+        raise MachineDefinitionError("`id` must be a string", _join(where, "id"))
+    node_id = explicit_id or ".".join((machine_id, *path))
+
+    states_config = config.get("states")
+    if states_config is not None and not isinstance(states_config, Mapping):
+        raise MachineDefinitionError("`states` must be an object", _join(where, "states"))
+    children = tuple(
+        _parse_state(
+            child_config,
+            key=child_key,
+            path=(*path, child_key),
+            parent_id=node_id,
+            machine_id=machine_id,
+            where=_join(_join(where, "states"), child_key),
+            depth=depth + 1,
+        )
+        for child_key, child_config in js_items(states_config or {})
+    )
+
+    given_type = config.get("type")
+    if given_type is not None and given_type not in _STATE_TYPES:
+        raise MachineDefinitionError(
+            f"unknown state type {given_type!r}; expected one of {', '.join(sorted(_STATE_TYPES))}", _join(where, "type")
+        )
+    history_given = config.get("history")
+    state_type: StateType = cast(
+        StateType, given_type or ("compound" if children else "history" if history_given else "atomic")
+    )
+    history: Any = None
+    if state_type == "history":
+        history = "shallow" if history_given in (True, None, "shallow") else history_given
+        if history not in ("shallow", "deep"):
+            raise MachineDefinitionError("`history` must be 'shallow', 'deep' or true", _join(where, "history"))
+
+    initial = config.get("initial")
+    if isinstance(initial, Mapping):  # the `{target, actions}` form
+        initial = initial.get("target")
+    if initial is not None and not isinstance(initial, str):
+        raise MachineDefinitionError("`initial` must be a string", _join(where, "initial"))
+
+    transitions = _parse_transitions(config, node_id, where)
+    invokes = tuple(
+        _parse_invoke(item, node_id, index, _join(where, f"invoke[{index}]"))
+        for index, item in enumerate(_to_list(config.get("invoke")))
+    )
+    invoke_transitions: list[Transition] = []
+    for index, item in enumerate(_to_list(config.get("invoke"))):
+        invoke_where = _join(where, f"invoke[{index}]")
+        for field_name, kind, prefix in (
+            ("onDone", "invoke.onDone", "xstate.done.actor."),
+            ("onError", "invoke.onError", "xstate.error.actor."),
+            ("onSnapshot", "invoke.onSnapshot", "xstate.snapshot."),
+        ):
+            if item.get(field_name) is not None:
+                invoke_transitions.extend(
+                    _parse_transition_list(
+                        item[field_name], node_id, cast(TransitionKind, kind), prefix + invokes[index].id,
+                        _join(invoke_where, field_name), invoke_index=index,
+                    )
+                )
+
+    tags_config = config.get("tags")
+    tags = tuple(_to_list(tags_config))
+    if not all(isinstance(tag, str) for tag in tags):
+        raise MachineDefinitionError("tags must be strings", _join(where, "tags"))
+    description = config.get("description")
+    if description is not None and not isinstance(description, str):
+        raise MachineDefinitionError("`description` must be a string", _join(where, "description"))
+
+    history_target = config.get("target") if state_type == "history" else None
+    target: tuple[str, ...] | None = None
+    if history_target is not None and history_target != "":
+        target = tuple(_to_list(history_target))
+        if not all(isinstance(t, str) for t in target):
+            raise MachineDefinitionError("a history target must be a string or a list of strings", _join(where, "target"))
+
+    known = _STATE_KEYS | (_ROOT_ONLY_KEYS if parent_id is None else frozenset())
+    extra = {k: v for k, v in config.items() if k not in known}
+    if parent_id is not None and "target" in config and state_type != "history":
+        extra["target"] = config["target"]
+    return StateNode(
+        key=key,
+        id=node_id,
+        path=path,
+        type=state_type,
+        parent_id=parent_id,
+        explicit_id=explicit_id,
+        type_given=given_type is not None,
+        initial=initial,
+        children=children,
+        transitions=transitions + tuple(invoke_transitions) if invoke_transitions else transitions,
+        entry=_parse_actions(config.get("entry"), _join(where, "entry")),
+        exit=_parse_actions(config.get("exit"), _join(where, "exit")),
+        invoke=invokes,
+        tags=tags,
+        meta=config.get("meta"),
+        description=description,
+        output=config.get("output"),
+        has_output="output" in config,
+        history=history,
+        history_given=history_given,
+        target=target,
+        extra=extra if parent_id is not None else {},
+    )
+
+
+def _to_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, list | tuple):
+        return list(value)
+    return [value]
+
+
+def _parse_transitions(config: Mapping[str, Any], node_id: str, where: str) -> tuple[Transition, ...]:
+    result: list[Transition] = []
+    on = config.get("on")
+    if on is not None:
+        if not isinstance(on, Mapping):
+            raise MachineDefinitionError("`on` must be an object of event descriptors", _join(where, "on"))
+        for descriptor, value in js_items(on):
+            result.extend(_parse_transition_list(value, node_id, "on", descriptor, _join(_join(where, "on"), descriptor)))
+    if config.get("always") is not None:
+        result.extend(_parse_transition_list(config["always"], node_id, "always", "", _join(where, "always")))
+    after = config.get("after")
+    if after is not None:
+        if not isinstance(after, Mapping):
+            raise MachineDefinitionError("`after` must be an object of delays", _join(where, "after"))
+        for delay_key in js_keys(after):
+            delay = _delay_value(delay_key)
+            result.extend(
+                _parse_transition_list(
+                    after[delay_key], node_id, "after", after_event_type(delay, node_id),
+                    _join(_join(where, "after"), delay_key), delay=delay,
+                )
+            )
+    if config.get("onDone") is not None:
+        result.extend(
+            _parse_transition_list(config["onDone"], node_id, "onDone", f"xstate.done.state.{node_id}", _join(where, "onDone"))
+        )
+    return tuple(result)
+
+
+_JS_NUMBER = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
+
+
+def _delay_value(key: Any) -> int | float | str:
+    """XState's `Number.isNaN(+delay) ? delay : +delay`, for the delay keys JSON can hold."""
+    if isinstance(key, int | float):
+        return key
+    text = str(key)
+    if text.strip() == "":
+        return 0
+    if not _JS_NUMBER.match(text):
+        return text
+    number = float(text)
+    return int(number) if number.is_integer() else number
+
+
+def after_event_type(delay: int | float | str, node_id: str) -> str:
+    """`xstate.after.<delay>.<state id>`, with the delay printed as JavaScript prints it."""
+    if isinstance(delay, float):
+        rendered = str(int(delay)) if delay.is_integer() else repr(delay)
+    else:
+        rendered = str(delay)
+    return f"xstate.after.{rendered}.{node_id}"
+
+
+def _parse_transition_list(
+    value: Any,
+    node_id: str,
+    kind: TransitionKind,
+    descriptor: str,
+    where: str,
+    *,
+    delay: int | float | str | None = None,
+    invoke_index: int | None = None,
+) -> list[Transition]:
+    items = value if isinstance(value, list | tuple) else [value]
+    return [
+        _parse_transition(item, node_id, kind, descriptor, f"{where}[{index}]" if len(items) > 1 else where,
+                          index=index, delay=delay, invoke_index=invoke_index)
+        for index, item in enumerate(items)
+    ]
+
+
+def _parse_transition(
+    item: Any,
+    node_id: str,
+    kind: TransitionKind,
+    descriptor: str,
+    where: str,
+    *,
+    index: int,
+    delay: int | float | str | None,
+    invoke_index: int | None,
+) -> Transition:
+    if item is None or isinstance(item, str):
+        item = {"target": item}
+    if not isinstance(item, Mapping):
+        raise MachineDefinitionError("a transition must be a target string or an object", where)
+    if "cond" in item:
+        raise MachineDefinitionError(
+            "`cond` was renamed to `guard` in XState v5", _join(where, "cond")
+        )
+    raw_target = item.get("target")
+    targets: tuple[str, ...] | None
+    if raw_target is None or raw_target == "":
+        targets = None
+    else:
+        targets = tuple(_to_list(raw_target))
+        if not all(isinstance(t, str) for t in targets):
+            raise MachineDefinitionError("a target must be a string or a list of strings", _join(where, "target"))
+    reenter = item.get("reenter")
+    if reenter is not None and not isinstance(reenter, bool):
+        raise MachineDefinitionError("`reenter` must be a boolean", _join(where, "reenter"))
+    description = item.get("description")
+    guard_config = item.get("guard")
+    return Transition(
+        source_id=node_id,
+        kind=kind,
+        event=descriptor,
+        targets=targets,
+        guard=parse_guard(guard_config, _join(where, "guard")) if guard_config is not None else None,
+        actions=_parse_actions(item.get("actions"), _join(where, "actions")),
+        reenter=bool(reenter),
+        reenter_given=reenter is not None,
+        description=description if isinstance(description, str) else None,
+        meta=item.get("meta"),
+        delay=delay,
+        invoke_index=invoke_index,
+        index=index,
+        extra={k: v for k, v in item.items() if k not in _TRANSITION_KEYS},
+    )
+
+
+def parse_guard(config: Any, where: str) -> Guard:
+    """Read a guard: a name, `{type, params}`, or a built-in combinator object."""
+    if isinstance(config, str):
+        return Guard(type=config)
+    if callable(config):
+        return Guard(type=getattr(config, "__name__", "(anonymous)"), code=f"<python {getattr(config, '__qualname__', '?')}>")
+    if not isinstance(config, Mapping) or not isinstance(config.get("type"), str):
+        raise MachineDefinitionError("a guard must be a name or an object with a string `type`", where)
+    guard_type = config["type"]
+    if guard_type in ("xstate.and", "xstate.or"):
+        operands = config.get("guards")
+        if not isinstance(operands, list | tuple):
+            raise MachineDefinitionError(f"`{guard_type}` needs a `guards` list", _join(where, "guards"))
+        return Guard(type=guard_type, guards=tuple(parse_guard(g, f"{where}.guards[{i}]") for i, g in enumerate(operands)))
+    if guard_type == "xstate.not":
+        if "guard" not in config:
+            raise MachineDefinitionError("`xstate.not` needs a `guard`", where)
+        return Guard(type=guard_type, guards=(parse_guard(config["guard"], _join(where, "guard")),))
+    if guard_type == "xstate.stateIn":
+        state = config.get("state")
+        if not isinstance(state, str | Mapping):
+            raise MachineDefinitionError("`xstate.stateIn` needs a `state` (a #id, a path or a state value)", where)
+        return Guard(type=guard_type, state=state)
+    code = config.get("code")
+    return Guard(
+        type=guard_type,
+        params=config.get("params"),
+        has_params="params" in config,
+        code=code if isinstance(code, str) else None,
+    )
+
+
+def _parse_actions(config: Any, where: str) -> tuple[Action, ...]:
+    items = _to_list(config)
+    return tuple(
+        parse_action(item, f"{where}[{index}]" if isinstance(config, list | tuple) else where)
+        for index, item in enumerate(items)
+    )
+
+
+def parse_action(config: Any, where: str) -> Action:
+    """Read an action: a name, `{type, params}`, or a built-in action object."""
+    if isinstance(config, str):
+        return Action(type=config)
+    if not isinstance(config, Mapping) or not isinstance(config.get("type"), str):
+        raise MachineDefinitionError("an action must be a name or an object with a string `type`", where)
+    action_type = config["type"]
+    if action_type in BUILTIN_ACTIONS:
+        fields = {k: v for k, v in config.items() if k != "type"}
+        enqueued: tuple[Action | EnqueueBranch, ...] = ()
+        if action_type == "xstate.enqueueActions":
+            enqueued = _parse_enqueued(fields.pop("actions", []), _join(where, "actions"))
+        _check_builtin_fields(action_type, fields, where)
+        return Action(type=action_type, fields=fields, enqueued=enqueued)
+    code = config.get("code")
+    return Action(
+        type=action_type,
+        params=config.get("params"),
+        has_params="params" in config,
+        code=code if isinstance(code, str) else None,
+    )
+
+
+def _check_builtin_fields(action_type: str, fields: Mapping[str, Any], where: str) -> None:
+    if action_type in ("xstate.raise", "xstate.sendTo", "xstate.sendParent", "xstate.emit"):
+        event = fields.get("event")
+        if not (isinstance(event, Mapping) and isinstance(event.get("type"), str)) and not callable(event):
+            raise MachineDefinitionError(f"`{action_type}` needs an `event` object with a string `type`", _join(where, "event"))
+    if action_type == "xstate.sendTo" and not isinstance(fields.get("to"), str):
+        raise MachineDefinitionError("`xstate.sendTo` needs `to`, the id of an actor", _join(where, "to"))
+    if action_type == "xstate.assign" and not (isinstance(fields.get("assignment"), Mapping) or callable(fields.get("assignment"))):
+        raise MachineDefinitionError("`xstate.assign` needs an `assignment` object", _join(where, "assignment"))
+    if action_type == "xstate.cancel" and not isinstance(fields.get("sendId"), str):
+        raise MachineDefinitionError("`xstate.cancel` needs a `sendId` string", _join(where, "sendId"))
+    if action_type == "xstate.spawnChild" and not isinstance(fields.get("src"), str):
+        raise MachineDefinitionError("`xstate.spawnChild` needs a `src` string", _join(where, "src"))
+    if action_type == "xstate.stopChild" and not isinstance(fields.get("actorRef"), str):
+        raise MachineDefinitionError("`xstate.stopChild` needs an `actorRef` (an actor id)", _join(where, "actorRef"))
+    delay = fields.get("delay")
+    if delay is not None and not isinstance(delay, int | float | str):
+        raise MachineDefinitionError("a delay must be a number of milliseconds or a delay name", _join(where, "delay"))
+
+
+def _parse_enqueued(items: Any, where: str) -> tuple[Action | EnqueueBranch, ...]:
+    result: list[Action | EnqueueBranch] = []
+    for index, item in enumerate(_to_list(items)):
+        item_where = f"{where}[{index}]"
+        if isinstance(item, Mapping) and "if" in item and "type" not in item:
+            result.append(
+                EnqueueBranch(
+                    guard=parse_guard(item["if"], _join(item_where, "if")),
+                    then=_parse_enqueued(item.get("then", []), _join(item_where, "then")),
+                    otherwise=_parse_enqueued(item.get("else", []), _join(item_where, "else")),
+                )
+            )
+        else:
+            result.append(parse_action(item, item_where))
+    return tuple(result)
+
+
+def _parse_invoke(item: Any, node_id: str, index: int, where: str) -> Invoke:
+    if not isinstance(item, Mapping):
+        raise MachineDefinitionError("an invoke must be an object with `src`", where)
+    src = item.get("src")
+    if not isinstance(src, str):
+        raise MachineDefinitionError("`invoke.src` must be the name of an actor", _join(where, "src"))
+    invoke_id = item.get("id")
+    if invoke_id is not None and not isinstance(invoke_id, str):
+        raise MachineDefinitionError("`invoke.id` must be a string", _join(where, "id"))
+    system_id = item.get("systemId")
+    return Invoke(
+        src=src,
+        id=invoke_id if invoke_id is not None else f"{index}.{node_id}",
+        id_given=invoke_id is not None,
+        input=item.get("input"),
+        has_input="input" in item,
+        system_id=system_id if isinstance(system_id, str) else None,
+        extra={k: v for k, v in item.items() if k not in _INVOKE_KEYS},
+    )
