@@ -1,0 +1,169 @@
+"""`statekit serve`: the MCP server on stdio (default) or streamable HTTP.
+
+This module only touches `argparse` at import time, so the CLI can build its parser without
+loading the MCP SDK; `run` imports what the chosen transport needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import TYPE_CHECKING, Any
+
+from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+logger = logging.getLogger("statekit.server")
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be a positive number")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError("a port is 0-65535 (0 picks a free port)")
+    return value
+
+
+def _tool_list(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the `serve` options to `parser`."""
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP bind address (default {DEFAULT_HOST})")
+    parser.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free port)"
+    )
+    parser.add_argument("--tools", type=_tool_list, default=None, help="comma-separated allowlist of tools to serve")
+    parser.add_argument(
+        "--max-source-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_SOURCE_BYTES,
+        help=f"largest tool input in UTF-8 bytes (default {DEFAULT_MAX_SOURCE_BYTES})",
+    )
+    parser.add_argument(
+        "--max-body-bytes", type=_positive_int, default=None, help="largest HTTP request body (default: derived)"
+    )
+    parser.add_argument(
+        "--auth", choices=("bearer", "none"), default="bearer", help="HTTP authentication (default bearer)"
+    )
+    parser.add_argument(
+        "--token",
+        action="append",
+        default=[],
+        help="an accepted bearer token (repeatable; prefer STATEKIT_TOKENS or --token-file: flags show in ps)",
+    )
+    parser.add_argument("--token-file", default=None, help="file with accepted bearer tokens, one per line")
+    parser.add_argument(
+        "--allow-remote-no-auth",
+        action="store_true",
+        help="allow --auth none on a non-loopback host (only behind your own trusted boundary)",
+    )
+    parser.add_argument(
+        "--allowed-host", action="append", default=[], help="extra Host name the endpoint answers for (repeatable)"
+    )
+    parser.add_argument(
+        "--allowed-origin", action="append", default=[], help="extra browser Origin to accept exactly (repeatable)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser `python -m statekit.server` uses."""
+    parser = argparse.ArgumentParser(prog="statekit serve", description="Serve the statekit tools over MCP.")
+    add_arguments(parser)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until the client disconnects (stdio) or the process is interrupted (HTTP)."""
+    if not logging.getLogger().handlers:
+        # stdout carries the protocol on stdio, so diagnostics always go to stderr.
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="statekit: %(levelname)s %(message)s")
+    try:
+        return _run_http(args) if args.http else _run_stdio(args)
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def _create(args: argparse.Namespace, client_id: str) -> Server[Any]:
+    from statekit.server.core import create_server
+
+    return create_server(tools=args.tools, max_source_bytes=args.max_source_bytes, client_id=client_id)
+
+
+def _run_stdio(args: argparse.Namespace) -> int:
+    import anyio
+
+    from statekit.server.stdio import serve_stdio
+
+    try:
+        server = _create(args, "statekit/stdio")
+    except ValueError as exc:
+        print(f"statekit serve: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    anyio.run(serve_stdio, server)
+    return EXIT_OK
+
+
+def _run_http(args: argparse.Namespace) -> int:
+    import anyio
+
+    from statekit.server.access import (
+        AccessConfigError,
+        decide_access,
+        default_allowed_hosts,
+        load_tokens,
+    )
+    from statekit.server.http_app import (
+        bind_socket,
+        build_http_app,
+        default_max_body_bytes,
+        endpoint_url,
+        serve_http,
+    )
+
+    try:
+        tokens = load_tokens(args.token, token_file=args.token_file) if args.auth == "bearer" else []
+        access = decide_access(args.host, args.auth, tokens, allow_remote_no_auth=args.allow_remote_no_auth)
+        server = _create(args, "statekit/http")
+    except (AccessConfigError, ValueError, OSError) as exc:
+        print(f"statekit serve: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    app = build_http_app(
+        server,
+        access=access,
+        allowed_hosts=default_allowed_hosts(args.host, args.allowed_host),
+        allowed_origins=args.allowed_origin,
+        max_body_bytes=args.max_body_bytes or default_max_body_bytes(args.max_source_bytes),
+    )
+    try:
+        sock = bind_socket(args.host, args.port)
+    except OSError as exc:
+        print(f"statekit serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    print(f"statekit MCP server listening on {endpoint_url(sock)}", file=sys.stderr, flush=True)
+    with sock:
+        anyio.run(serve_http, app, sock)
+    return EXIT_OK

@@ -1,0 +1,86 @@
+"""Streamable HTTP serving: the SDK's endpoint behind statekit's guards, run by uvicorn.
+
+Requests are stateless and answered as plain JSON: the catalog is static and no tool talks
+back to the client mid-call, so there is no session to keep (2025 clients still `initialize`
+first; 2026-07-28 clients send self-contained requests with `Mcp-Method`/`Mcp-Name` headers,
+which the SDK checks).
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Iterable
+from typing import Any
+
+from mcp.server.lowlevel import Server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp
+
+from statekit.server.access import AccessPolicy
+from statekit.server.http_guards import BearerAuthGuard, BodyLimitGuard, OriginGuard
+
+logger = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+#: The SDK's default request cap; raised when the source limit needs more room (JSON escaping
+#: can grow a source several times, and `input_too_large` is the clearer refusal for sources).
+BASE_MAX_BODY_BYTES = 4 * 1024 * 1024
+
+
+def default_max_body_bytes(max_source_bytes: int) -> int:
+    """A body cap that leaves room for a source at its limit plus its JSON envelope."""
+    return max(BASE_MAX_BODY_BYTES, 2 * max_source_bytes + 1024 * 1024)
+
+
+def build_http_app(
+    server: Server[Any],
+    *,
+    access: AccessPolicy,
+    allowed_hosts: Iterable[str] | None,
+    allowed_origins: Iterable[str] = (),
+    max_body_bytes: int = BASE_MAX_BODY_BYTES,
+    path: str = MCP_PATH,
+) -> ASGIApp:
+    """The ASGI app: Host/Origin check, then bearer auth, then the body cap, then the SDK endpoint."""
+    endpoint = server.streamable_http_app(
+        streamable_http_path=path,
+        stateless_http=True,
+        json_response=True,
+        max_request_body_size=max_body_bytes,
+        # The OriginGuard below is the single place Host and Origin are decided.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    app: ASGIApp = BodyLimitGuard(endpoint, max_body_bytes=max_body_bytes)
+    if access.tokens is not None:
+        app = BearerAuthGuard(app, tokens=access.tokens)
+    return OriginGuard(app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on `host:port` (port 0 picks a free port)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6 and host in ("::", ""):
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    sock.bind(address)
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def endpoint_url(sock: socket.socket, path: str = MCP_PATH) -> str:
+    """The URL clients use for the endpoint behind `sock`."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{path}"
+
+
+async def serve_http(app: ASGIApp, sock: socket.socket) -> None:
+    """Run `app` on `sock` with uvicorn until interrupted."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    await uvicorn.Server(config).serve(sockets=[sock])

@@ -1,0 +1,172 @@
+"""ASGI guards in front of the MCP endpoint: Host/Origin (DNS rebinding), bearer tokens, body size.
+
+Each guard answers a refused request itself with a small JSON body in the error envelope
+`{"error": {"code", "message"}}`, using the closed set of statekit error codes, and never
+reads the body of a request it refuses on headers alone.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections import deque
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from statekit.errors import ErrorCode
+
+
+async def send_error(
+    send: Send, status: int, code: ErrorCode, message: str, headers: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
+    """Answer with `status` and the JSON error envelope."""
+    body = json.dumps({"error": {"code": code, "message": message}}, separators=(",", ":")).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _header_values(scope: Scope, name: bytes) -> list[str]:
+    # Every occurrence: a repeated Host, Origin or Authorization header is never trusted.
+    return [value.decode("latin-1") for key, value in scope["headers"] if key == name]
+
+
+def host_name(host_header: str) -> str:
+    """The host part of a `Host` header value (`[::1]:8000` -> `::1`, `Example:80` -> `example`)."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class OriginGuard:
+    """Refuse requests whose Host or Origin is not this server's, so a DNS rebinding page cannot
+    drive a local server from a browser.
+
+    `allowed_hosts` are host names (any port). None turns the Host check off, for a server bound
+    to every interface whose public names are not known. A request without an Origin header (any
+    non-browser client) passes; a browser's Origin must name an allowed host or be listed exactly
+    in `allowed_origins`.
+    """
+
+    def __init__(
+        self, app: ASGIApp, *, allowed_hosts: Iterable[str] | None, allowed_origins: Iterable[str] = ()
+    ) -> None:
+        self.app = app
+        self.allowed_hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
+        self.allowed_origins = frozenset(origin.rstrip("/").lower() for origin in allowed_origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.allowed_hosts is not None:
+            hosts = _header_values(scope, b"host")
+            if len(hosts) != 1 or host_name(hosts[0]) not in self.allowed_hosts:
+                await send_error(send, 421, "forbidden", "this server does not answer for that Host")
+                return
+        origins = _header_values(scope, b"origin")
+        if len(origins) > 1 or (origins and not self._origin_allowed(origins[0])):
+            await send_error(send, 403, "forbidden", "requests from this Origin are not allowed")
+            return
+        await self.app(scope, receive, send)
+
+    def _origin_allowed(self, origin: str) -> bool:
+        normalized = origin.rstrip("/").lower()
+        if normalized in self.allowed_origins:
+            return True
+        parts = urlsplit(normalized)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        allowed = self.allowed_hosts if self.allowed_hosts is not None else frozenset()
+        return parts.hostname in allowed
+
+
+class BearerAuthGuard:
+    """Require `Authorization: Bearer <token>` with one of the configured tokens."""
+
+    def __init__(self, app: ASGIApp, *, tokens: Iterable[str]) -> None:
+        self.app = app
+        self._tokens = tuple(token.encode() for token in tokens)
+        if not self._tokens:
+            raise ValueError("bearer authentication needs at least one token")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        authorizations = _header_values(scope, b"authorization")
+        if len(authorizations) != 1:
+            await send_error(
+                send, 401, "unauthenticated", "a bearer token is required", [(b"www-authenticate", b'Bearer realm="statekit"')]
+            )
+            return
+        scheme, _, presented = authorizations[0].partition(" ")
+        if scheme.lower() != "bearer" or not self._known(presented.strip().encode("latin-1")):
+            await send_error(
+                send,
+                401,
+                "unauthenticated",
+                "the bearer token was not accepted",
+                [(b"www-authenticate", b'Bearer realm="statekit", error="invalid_token"')],
+            )
+            return
+        await self.app(scope, receive, send)
+
+    def _known(self, presented: bytes) -> bool:
+        # Compare against every token, in constant time, so timing tells nothing about which matched.
+        matched = False
+        for token in self._tokens:
+            matched |= hmac.compare_digest(presented, token)
+        return matched
+
+
+class BodyLimitGuard:
+    """Refuse request bodies over `max_body_bytes` with 413, whether declared or streamed."""
+
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+        if max_body_bytes <= 0:
+            raise ValueError("max_body_bytes must be positive")
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _header_values(scope, b"content-length")
+        if len(declared) == 1 and declared[0].strip().isdigit() and int(declared[0]) > self.max_body_bytes:
+            await self._refuse(send)
+            return
+        buffered: deque[Message] = deque()
+        size = 0
+        while True:
+            message = await receive()
+            buffered.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if size > self.max_body_bytes:
+                await self._refuse(send)
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return buffered.popleft() if buffered else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send) -> None:
+        await send_error(send, 413, "payload_too_large", f"the request body is over {self.max_body_bytes} bytes")
