@@ -75,9 +75,9 @@ def ensure_node_modules() -> str | None:
 
 def run_worker(peer: PeerSpec, machine: str, args: argparse.Namespace) -> dict[str, Any]:
     """Run one worker subprocess and parse its JSON line."""
-    executable = sys.executable if peer.runtime == "python" else "node"
+    runtime = [sys.executable] if peer.runtime == "python" else ["node", "--expose-gc"]
     command = [
-        executable,
+        *runtime,
         str(BENCH / peer.argv[0]),
         *peer.argv[1:],
         "--machine",

@@ -121,6 +121,7 @@ function measure(label, newInstance, spec, args) {
   const timings = [];
   for (let r = 0; r < args.repeats; r++) {
     const instance = newInstance();
+    globalThis.gc?.(); // with --expose-gc: start each repeat without the previous garbage
     const started = performance.now();
     instance.run(events);
     timings.push((performance.now() - started) / 1000);
