@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     from statekit.server.core import ToolRegistration, create_server, register_tools
     from statekit.server.observer import ToolCallEvent, ToolCallObserver
 
-__all__ = ["ToolCallEvent", "ToolCallObserver", "ToolRegistration", "create_server", "register_tools"]
+__all__ = [
+    "ToolCallEvent",
+    "ToolCallObserver",
+    "ToolRegistration",
+    "create_server",
+    "register_tools",
+]
 
 _HOMES = {
     "create_server": "statekit.server.core",

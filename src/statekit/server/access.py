@@ -53,7 +53,12 @@ def load_tokens(
                 found.append(line)
     tokens = list(dict.fromkeys(token for token in found if token))
     for token in tokens:
-        if len(token) < MIN_TOKEN_LENGTH or not token.isascii() or not token.isprintable() or " " in token:
+        if (
+            len(token) < MIN_TOKEN_LENGTH
+            or not token.isascii()
+            or not token.isprintable()
+            or " " in token
+        ):
             raise AccessConfigError(
                 f"every bearer token must be at least {MIN_TOKEN_LENGTH} printable ASCII characters without spaces"
             )
@@ -72,7 +77,9 @@ class AccessPolicy:
         return self.tokens is not None
 
 
-def decide_access(host: str, auth: AuthMode, tokens: Iterable[str], *, allow_remote_no_auth: bool) -> AccessPolicy:
+def decide_access(
+    host: str, auth: AuthMode, tokens: Iterable[str], *, allow_remote_no_auth: bool
+) -> AccessPolicy:
     """Bearer authentication unless `auth` is "none", which is allowed on loopback hosts only,
     or elsewhere with `allow_remote_no_auth` (logged as a warning)."""
     if auth == "bearer":

@@ -63,7 +63,9 @@ class ToolCaller:
             result = error_result(ToolError("internal_error", f"{spec.name} failed unexpectedly"))
         if self.observer is not None:
             elapsed_ms = (time.perf_counter() - started) * 1000.0
-            event = build_event(spec.name, duration_ms=elapsed_ms, error_code=error_code, trace=trace_context(meta))
+            event = build_event(
+                spec.name, duration_ms=elapsed_ms, error_code=error_code, trace=trace_context(meta)
+            )
             deliver(self.observer, event)
         return result
 
@@ -84,22 +86,35 @@ class ToolCaller:
         structured = registry.call(spec.name, arguments, max_source_bytes=self.max_source_bytes)
         self._check_output(spec, structured)
         try:
-            text = spec.summarize(structured) if spec.summarize is not None else compact_json(structured)
+            text = (
+                spec.summarize(structured)
+                if spec.summarize is not None
+                else compact_json(structured)
+            )
         except Exception as exc:
-            raise ToolError("internal_error", f"{spec.name} could not summarize its result") from exc
+            raise ToolError(
+                "internal_error", f"{spec.name} could not summarize its result"
+            ) from exc
         return structured, text
 
     def _check_output(self, spec: ToolSpec, structured: Any) -> None:
         if not isinstance(structured, dict):
-            raise ToolError("internal_error", f"{spec.name} returned a result that is not a JSON object")
+            raise ToolError(
+                "internal_error", f"{spec.name} returned a result that is not a JSON object"
+            )
         try:
             violation = self._output_checks[spec.name].first_violation(structured)
         except RecursionError:
-            raise ToolError("internal_error", f"{spec.name} returned a result that could not be checked") from None
+            raise ToolError(
+                "internal_error", f"{spec.name} returned a result that could not be checked"
+            ) from None
         if violation is not None:
             # Logged with location and rule only: the result may carry the caller's content.
             logger.error("%s broke its output schema at %s", spec.name, violation.describe())
-            raise ToolError("internal_error", f"{spec.name} returned a result that does not match its output schema")
+            raise ToolError(
+                "internal_error",
+                f"{spec.name} returned a result that does not match its output schema",
+            )
 
 
 def compact_json(value: Any) -> str:

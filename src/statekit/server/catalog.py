@@ -9,7 +9,9 @@ import mcp_types as types
 from statekit.tools.registry import ToolSpec
 
 
-def select_tools(available: Mapping[str, ToolSpec], allowlist: Iterable[str] | None) -> dict[str, ToolSpec]:
+def select_tools(
+    available: Mapping[str, ToolSpec], allowlist: Iterable[str] | None
+) -> dict[str, ToolSpec]:
     """The tools to serve: all of them, or exactly the allowlisted ones (unknown names are an error)."""
     if allowlist is None:
         return dict(available)

@@ -51,12 +51,21 @@ def _tool_list(text: str) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the `serve` options to `parser`."""
-    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    parser.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP bind address (default {DEFAULT_HOST})")
     parser.add_argument(
-        "--port", type=_port, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free port)"
+        "--http", action="store_true", help="serve streamable HTTP instead of stdio"
     )
-    parser.add_argument("--tools", type=_tool_list, default=None, help="comma-separated allowlist of tools to serve")
+    parser.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"HTTP bind address (default {DEFAULT_HOST})"
+    )
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free port)",
+    )
+    parser.add_argument(
+        "--tools", type=_tool_list, default=None, help="comma-separated allowlist of tools to serve"
+    )
     parser.add_argument(
         "--max-source-bytes",
         type=_positive_int,
@@ -64,10 +73,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"largest tool input in UTF-8 bytes (default {DEFAULT_MAX_SOURCE_BYTES})",
     )
     parser.add_argument(
-        "--max-body-bytes", type=_positive_int, default=None, help="largest HTTP request body (default: derived)"
+        "--max-body-bytes",
+        type=_positive_int,
+        default=None,
+        help="largest HTTP request body (default: derived)",
     )
     parser.add_argument(
-        "--auth", choices=("bearer", "none"), default="bearer", help="HTTP authentication (default bearer)"
+        "--auth",
+        choices=("bearer", "none"),
+        default="bearer",
+        help="HTTP authentication (default bearer)",
     )
     parser.add_argument(
         "--token",
@@ -75,23 +90,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="an accepted bearer token (repeatable; prefer STATEKIT_TOKENS or --token-file: flags show in ps)",
     )
-    parser.add_argument("--token-file", default=None, help="file with accepted bearer tokens, one per line")
+    parser.add_argument(
+        "--token-file", default=None, help="file with accepted bearer tokens, one per line"
+    )
     parser.add_argument(
         "--allow-remote-no-auth",
         action="store_true",
         help="allow --auth none on a non-loopback host (only behind your own trusted boundary)",
     )
     parser.add_argument(
-        "--allowed-host", action="append", default=[], help="extra Host name the endpoint answers for (repeatable)"
+        "--allowed-host",
+        action="append",
+        default=[],
+        help="extra Host name the endpoint answers for (repeatable)",
     )
     parser.add_argument(
-        "--allowed-origin", action="append", default=[], help="extra browser Origin to accept exactly (repeatable)"
+        "--allowed-origin",
+        action="append",
+        default=[],
+        help="extra browser Origin to accept exactly (repeatable)",
     )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser `python -m statekit.server` uses."""
-    parser = argparse.ArgumentParser(prog="statekit serve", description="Serve the statekit tools over MCP.")
+    parser = argparse.ArgumentParser(
+        prog="statekit serve", description="Serve the statekit tools over MCP."
+    )
     add_arguments(parser)
     return parser
 
@@ -100,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
     """Serve until the client disconnects (stdio) or the process is interrupted (HTTP)."""
     if not logging.getLogger().handlers:
         # stdout carries the protocol on stdio, so diagnostics always go to stderr.
-        logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="statekit: %(levelname)s %(message)s")
+        logging.basicConfig(
+            stream=sys.stderr, level=logging.WARNING, format="statekit: %(levelname)s %(message)s"
+        )
     try:
         return _run_http(args) if args.http else _run_stdio(args)
     except KeyboardInterrupt:
@@ -110,7 +137,9 @@ def run(args: argparse.Namespace) -> int:
 def _create(args: argparse.Namespace, client_id: str) -> Server[Any]:
     from statekit.server.core import create_server
 
-    return create_server(tools=args.tools, max_source_bytes=args.max_source_bytes, client_id=client_id)
+    return create_server(
+        tools=args.tools, max_source_bytes=args.max_source_bytes, client_id=client_id
+    )
 
 
 def _run_stdio(args: argparse.Namespace) -> int:
@@ -145,8 +174,12 @@ def _run_http(args: argparse.Namespace) -> int:
     )
 
     try:
-        tokens = load_tokens(args.token, token_file=args.token_file) if args.auth == "bearer" else []
-        access = decide_access(args.host, args.auth, tokens, allow_remote_no_auth=args.allow_remote_no_auth)
+        tokens = (
+            load_tokens(args.token, token_file=args.token_file) if args.auth == "bearer" else []
+        )
+        access = decide_access(
+            args.host, args.auth, tokens, allow_remote_no_auth=args.allow_remote_no_auth
+        )
         server = _create(args, "statekit/http")
     except (AccessConfigError, ValueError, OSError) as exc:
         print(f"statekit serve: {exc}", file=sys.stderr)

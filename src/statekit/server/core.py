@@ -18,7 +18,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from statekit import __version__
-from statekit.errors import ToolError
+from statekit.errors import ErrorCode, ToolError
 from statekit.server.calls import ToolCaller, error_result
 from statekit.server.catalog import list_tools_result, select_tools
 from statekit.server.observer import ToolCallObserver
@@ -30,8 +30,26 @@ DEFAULT_CLIENT_ID = "statekit/embedded"
 #: The catalogs never change while a server runs, so any client or shared cache may keep them
 #: for five minutes (the spec's example value) instead of asking again.
 CATALOG_CACHE_HINT = CacheHint(ttl_ms=300_000, scope="public")
-CACHED_CATALOG_METHODS: tuple[CacheableMethod, ...] = ("server/discover", "tools/list", "resources/list", "resources/templates/list")
+CACHED_CATALOG_METHODS: tuple[CacheableMethod, ...] = (
+    "server/discover",
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+)
 _MAX_CLIENT_ID_LENGTH = 128
+
+#: The error codes the server layer itself produces (tools add their own): argument and size
+#: checks, tool bugs and schema breaks, and the HTTP guards' refusals.
+SERVER_ERROR_CODES: frozenset[ErrorCode] = frozenset(
+    {
+        "invalid_input",
+        "input_too_large",
+        "internal_error",
+        "unauthenticated",
+        "forbidden",
+        "payload_too_large",
+    }
+)
 
 INSTRUCTIONS = (
     "statekit validates, simulates, explores, compares, converts and visualizes statecharts "
@@ -119,19 +137,27 @@ def _install_list_handler(server: Server[Any], catalog: Mapping[str, ToolSpec]) 
         if previous is None:
             # A fresh copy per request: the runner stamps cache hints onto what it is given.
             return ours.model_copy(deep=True)
-        theirs = types.ListToolsResult.model_validate(await previous.handler(ctx, params), by_name=False)
+        theirs = types.ListToolsResult.model_validate(
+            await previous.handler(ctx, params), by_name=False
+        )
         if theirs.next_cursor is not None:
             return theirs  # statekit's tools follow on the last page
         kept = [tool for tool in theirs.tools if tool.name not in catalog]
-        return theirs.model_copy(update={"tools": kept + [tool.model_copy(deep=True) for tool in ours.tools]})
+        return theirs.model_copy(
+            update={"tools": kept + [tool.model_copy(deep=True) for tool in ours.tools]}
+        )
 
     server.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
 
 
-def _install_call_handler(server: Server[Any], catalog: Mapping[str, ToolSpec], caller: ToolCaller) -> None:
+def _install_call_handler(
+    server: Server[Any], catalog: Mapping[str, ToolSpec], caller: ToolCaller
+) -> None:
     previous = server.get_request_handler("tools/call")
 
-    async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> Any:
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> Any:
         spec = catalog.get(params.name)
         if spec is not None:
             return await caller.call(spec, params.arguments, params.meta)
@@ -140,7 +166,9 @@ def _install_call_handler(server: Server[Any], catalog: Mapping[str, ToolSpec], 
         known = ", ".join(sorted(catalog)) or "(none)"
         shown = params.name if len(params.name) <= 64 else params.name[:64] + "..."
         # Unknown names are not tool calls, so the observer is not told (the name is caller text).
-        return error_result(ToolError("invalid_input", f"unknown tool {shown!r}; known tools: {known}"))
+        return error_result(
+            ToolError("invalid_input", f"unknown tool {shown!r}; known tools: {known}")
+        )
 
     server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
 

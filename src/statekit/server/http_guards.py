@@ -19,7 +19,11 @@ from statekit.errors import ErrorCode
 
 
 async def send_error(
-    send: Send, status: int, code: ErrorCode, message: str, headers: Iterable[tuple[bytes, bytes]] = ()
+    send: Send,
+    status: int,
+    code: ErrorCode,
+    message: str,
+    headers: Iterable[tuple[bytes, bytes]] = (),
 ) -> None:
     """Answer with `status` and the JSON error envelope."""
     body = json.dumps({"error": {"code": code, "message": message}}, separators=(",", ":")).encode()
@@ -61,10 +65,16 @@ class OriginGuard:
     """
 
     def __init__(
-        self, app: ASGIApp, *, allowed_hosts: Iterable[str] | None, allowed_origins: Iterable[str] = ()
+        self,
+        app: ASGIApp,
+        *,
+        allowed_hosts: Iterable[str] | None,
+        allowed_origins: Iterable[str] = (),
     ) -> None:
         self.app = app
-        self.allowed_hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
+        self.allowed_hosts = (
+            None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
+        )
         self.allowed_origins = frozenset(origin.rstrip("/").lower() for origin in allowed_origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -74,7 +84,9 @@ class OriginGuard:
         if self.allowed_hosts is not None:
             hosts = _header_values(scope, b"host")
             if len(hosts) != 1 or host_name(hosts[0]) not in self.allowed_hosts:
-                await send_error(send, 421, "forbidden", "this server does not answer for that Host")
+                await send_error(
+                    send, 421, "forbidden", "this server does not answer for that Host"
+                )
                 return
         origins = _header_values(scope, b"origin")
         if len(origins) > 1 or (origins and not self._origin_allowed(origins[0])):
@@ -109,7 +121,11 @@ class BearerAuthGuard:
         authorizations = _header_values(scope, b"authorization")
         if len(authorizations) != 1:
             await send_error(
-                send, 401, "unauthenticated", "a bearer token is required", [(b"www-authenticate", b'Bearer realm="statekit"')]
+                send,
+                401,
+                "unauthenticated",
+                "a bearer token is required",
+                [(b"www-authenticate", b'Bearer realm="statekit"')],
             )
             return
         scheme, _, presented = authorizations[0].partition(" ")
@@ -146,7 +162,11 @@ class BodyLimitGuard:
             await self.app(scope, receive, send)
             return
         declared = _header_values(scope, b"content-length")
-        if len(declared) == 1 and declared[0].strip().isdigit() and int(declared[0]) > self.max_body_bytes:
+        if (
+            len(declared) == 1
+            and declared[0].strip().isdigit()
+            and int(declared[0]) > self.max_body_bytes
+        ):
             await self._refuse(send)
             return
         buffered: deque[Message] = deque()
@@ -169,4 +189,6 @@ class BodyLimitGuard:
         await self.app(scope, replay, send)
 
     async def _refuse(self, send: Send) -> None:
-        await send_error(send, 413, "payload_too_large", f"the request body is over {self.max_body_bytes} bytes")
+        await send_error(
+            send, 413, "payload_too_large", f"the request body is over {self.max_body_bytes} bytes"
+        )

@@ -82,7 +82,9 @@ def deliver(observer: ToolCallObserver, event: ToolCallEvent) -> None:
     try:
         outcome = observer(event)
     except Exception:
-        logger.warning("the tool-call observer raised; the tool result is unaffected", exc_info=True)
+        logger.warning(
+            "the tool-call observer raised; the tool result is unaffected", exc_info=True
+        )
         return
     if not inspect.isawaitable(outcome):
         return
@@ -90,7 +92,9 @@ def deliver(observer: ToolCallObserver, event: ToolCallEvent) -> None:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         _discard(outcome)
-        logger.warning("the tool-call observer returned an awaitable outside an event loop; dropped it")
+        logger.warning(
+            "the tool-call observer returned an awaitable outside an event loop; dropped it"
+        )
         return
     task = loop.create_task(_settle(outcome))
     _pending_deliveries.add(task)
@@ -101,7 +105,9 @@ async def _settle(awaitable: Awaitable[object]) -> None:
     try:
         await awaitable
     except Exception:
-        logger.warning("the tool-call observer failed; the tool result is unaffected", exc_info=True)
+        logger.warning(
+            "the tool-call observer failed; the tool result is unaffected", exc_info=True
+        )
 
 
 def _discard(awaitable: Awaitable[object]) -> None:

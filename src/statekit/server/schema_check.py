@@ -50,7 +50,9 @@ class SchemaCheck:
         return SchemaViolation(
             pointer="".join(f"/{_escape(part)}" for part in error.absolute_path),
             keyword=str(error.validator),
-            reason=_reason(str(error.validator), error.validator_value, error.instance, error.schema),
+            reason=_reason(
+                str(error.validator), error.validator_value, error.instance, error.schema
+            ),
         )
 
     def _compiled(self) -> Any:
@@ -106,7 +108,11 @@ def _reason(keyword: str, rule: Any, instance: Any, schema: Mapping[str, Any]) -
     if keyword == "pattern":
         return f"must match the pattern {str(rule)[:_NAME_CLIP]!r}"
     if keyword in ("anyOf", "oneOf"):
-        return "does not match any of the allowed shapes" if keyword == "anyOf" else "must match exactly one allowed shape"
+        return (
+            "does not match any of the allowed shapes"
+            if keyword == "anyOf"
+            else "must match exactly one allowed shape"
+        )
     if keyword == "not":
         return "matches a shape the schema forbids"
     if isinstance(rule, int | float) and not isinstance(rule, bool):
