@@ -5,11 +5,19 @@ only while the workflow is in one of its states, and a successful call fires its
 event. See `docs/gate.md`.
 """
 
+from statekit.gate.errors import GateConfigError
+from statekit.gate.gate import Gate, GateCall
+from statekit.gate.keys import WorkflowKey, authenticated_principal
 from statekit.gate.redis_store import RedisStore
 from statekit.gate.sqlite_store import SQLiteStore
 from statekit.gate.store import MemoryStore, StateStore, StoreConflict
 
 __all__ = [
+    "Gate",
+    "GateCall",
+    "GateConfigError",
+    "WorkflowKey",
+    "authenticated_principal",
     "MemoryStore",
     "RedisStore",
     "SQLiteStore",
