@@ -1,0 +1,224 @@
+"""Action resolution (XState's `resolveAndExecuteActionsWithContext` and the built-ins).
+
+Resolving an action updates the snapshot (assign, spawn, stop) and/or records an executable
+action. The pure engine never runs implementations; it returns them, with what they need,
+in `ExecutableAction.run`, and the actor runs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from statekit.engine.guards import evaluate_guard
+from statekit.engine.implementations import ActionArgs, Assign
+from statekit.errors import EngineError
+from statekit.model.core import Action, EnqueueBranch
+from statekit.model.parse import parse_action
+
+if TYPE_CHECKING:
+    from statekit.engine.snapshot import ChildRef, Snapshot
+
+Event = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutableAction:
+    """An action a step produced, in execution order (XState's executable action record)."""
+
+    type: str
+    params: Any = None
+    #: The context and event the action was resolved with.
+    args: ActionArgs | None = None
+    #: The implementation to run, for named actions that have one.
+    run: Callable[[ActionArgs, Any], None] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        if self.params is not None:
+            data["params"] = _jsonable(self.params)
+        return data
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    to_json = getattr(value, "to_json", None)
+    if callable(to_json):
+        return to_json()
+    return repr(value)
+
+
+@dataclass
+class ActionContext:
+    """The mutable state of one macrostep: the executable actions and the internal queue."""
+
+    actions: list[ExecutableAction] = field(default_factory=list)
+    internal_queue: list[Event] = field(default_factory=list)
+
+
+def resolve_actions(
+    snapshot: Snapshot, event: Event, ctx: ActionContext, actions: list[Action], deferred_actor_ids: list[str] | None
+) -> Snapshot:
+    """Resolve `actions` in order against an evolving snapshot."""
+    for action in actions:
+        snapshot = _resolve_action(snapshot, event, ctx, action, deferred_actor_ids)
+    return snapshot
+
+
+def _resolve_action(
+    snapshot: Snapshot, event: Event, ctx: ActionContext, action: Action, deferred_actor_ids: list[str] | None
+) -> Snapshot:
+    if action.is_builtin:
+        return _resolve_builtin(snapshot, event, ctx, action, None, deferred_actor_ids)
+    params = action.params if action.has_params else None
+    implementation = snapshot.machine.implementations.actions.get(action.type)
+    if isinstance(implementation, Assign):
+        return apply_assign(snapshot, event, implementation, params)
+    if isinstance(implementation, Mapping):
+        return _resolve_builtin(snapshot, event, ctx, parse_action(implementation, action.type), params, deferred_actor_ids)
+    args = ActionArgs(snapshot.context, event)
+    ctx.actions.append(ExecutableAction(action.type, params, args, implementation if callable(implementation) else None))
+    return snapshot
+
+
+def apply_assign(snapshot: Snapshot, event: Event, assignment: Assign, params: Any) -> Snapshot:
+    """`assign`: merge the partial update into context (always a new snapshot, as in XState)."""
+    if snapshot.context is None:
+        raise EngineError("Cannot assign to undefined `context`. Ensure that `context` is defined in the machine config.")
+    update = assignment.partial_update(ActionArgs(snapshot.context, event), params)
+    return snapshot.clone(context={**snapshot.context, **update})
+
+
+def _value(field_value: Any, args: ActionArgs, params: Any) -> Any:
+    return field_value(args, params) if callable(field_value) else field_value
+
+
+def _resolve_delay(snapshot: Snapshot, delay: Any, args: ActionArgs, params: Any) -> int | float | None:
+    if isinstance(delay, str):
+        configured = snapshot.machine.implementations.delays.get(delay)
+        resolved = configured(args, params) if callable(configured) else configured
+    else:
+        resolved = _value(delay, args, params)
+    if isinstance(resolved, bool) or not isinstance(resolved, int | float):
+        return None
+    return resolved
+
+
+def _resolve_builtin(
+    snapshot: Snapshot,
+    event: Event,
+    ctx: ActionContext,
+    action: Action,
+    params: Any,
+    deferred_actor_ids: list[str] | None,
+) -> Snapshot:
+    fields = action.fields
+    args = ActionArgs(snapshot.context, event)
+    kind = action.type
+    if kind == "xstate.assign":
+        assignment = fields["assignment"]
+        return apply_assign(snapshot, event, assignment if isinstance(assignment, Assign) else Assign(assignment), params)
+    if kind == "xstate.raise":
+        raised = _value(fields["event"], args, params)
+        delay = _resolve_delay(snapshot, fields.get("delay"), args, params)
+        if delay is None:
+            ctx.internal_queue.append(raised)
+        ctx.actions.append(ExecutableAction(kind, _defined(event=raised, id=fields.get("id"), delay=delay), args))
+        return snapshot
+    if kind in ("xstate.sendTo", "xstate.sendParent"):
+        return _resolve_send(snapshot, event, ctx, action, params, deferred_actor_ids)
+    if kind == "xstate.emit":
+        ctx.actions.append(ExecutableAction(kind, {"event": _value(fields["event"], args, params)}, args))
+        return snapshot
+    if kind == "xstate.log":
+        value = _value(fields["value"], args, params) if "value" in fields else {"context": snapshot.context, "event": event}
+        ctx.actions.append(ExecutableAction(kind, _defined(value=value, label=fields.get("label")), args))
+        return snapshot
+    if kind == "xstate.cancel":
+        ctx.actions.append(ExecutableAction(kind, {"sendId": _value(fields["sendId"], args, params)}, args))
+        return snapshot
+    if kind == "xstate.spawnChild":
+        return _resolve_spawn(snapshot, ctx, fields, args, params)
+    if kind == "xstate.stopChild":
+        reference = _value(fields["actorRef"], args, params)
+        child = snapshot.children.get(reference) if isinstance(reference, str) else None
+        children = snapshot.children
+        if child is not None:
+            children = {key: value for key, value in children.items() if key != child.id}
+        ctx.actions.append(ExecutableAction(kind, child.to_json() if child is not None else None, args))
+        return snapshot.clone(children=children)
+    if kind == "xstate.enqueueActions":
+        collected: list[Action] = []
+        _collect(action.enqueued, snapshot, event, collected)
+        return resolve_actions(snapshot, event, ctx, collected, deferred_actor_ids)
+    raise EngineError(f"unknown built-in action {kind!r}")
+
+
+def _collect(items: tuple[Action | EnqueueBranch, ...], snapshot: Snapshot, event: Event, out: list[Action]) -> None:
+    for item in items:
+        if isinstance(item, Action):
+            out.append(item)
+        elif evaluate_guard(item.guard, snapshot.context, event, snapshot):
+            _collect(item.then, snapshot, event, out)
+        else:
+            _collect(item.otherwise, snapshot, event, out)
+
+
+def _defined(**values: Any) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _resolve_send(
+    snapshot: Snapshot, event: Event, ctx: ActionContext, action: Action, params: Any, deferred: list[str] | None
+) -> Snapshot:
+    fields = action.fields
+    args = ActionArgs(snapshot.context, event)
+    sent = _value(fields["event"], args, params)
+    delay = _resolve_delay(snapshot, fields.get("delay"), args, params)
+    to = "#_parent" if action.type == "xstate.sendParent" else _value(fields["to"], args, params)
+    target: Any = None
+    if to == "#_parent":
+        target = None  # the pure engine's root actor has no parent
+    elif to == "#_internal":
+        target = "#_internal"
+    elif isinstance(to, str) and to.startswith("#_"):
+        target = snapshot.children.get(to[2:])
+    elif deferred is not None and to in deferred:
+        target = to
+    else:
+        target = snapshot.children.get(to)
+    if target is None:
+        raise EngineError(f"Unable to send event to actor '{to}' from machine '{snapshot.machine.id}'.")
+    ctx.actions.append(
+        ExecutableAction("xstate.sendTo", _defined(targetId=to, event=sent, id=fields.get("id"), delay=delay), args)
+    )
+    return snapshot
+
+
+def _resolve_spawn(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, Any], args: ActionArgs, params: Any) -> Snapshot:
+    from statekit.engine.snapshot import ChildRef
+
+    src = fields["src"]
+    spawn_id = _value(fields.get("id"), args, params)
+    key = spawn_id if isinstance(spawn_id, str) else "undefined"  # JS: children[undefined]
+    ref: ChildRef | None = None
+    resolved_input = None
+    if src in snapshot.machine.implementations.actors:
+        resolved_input = _value(fields.get("input"), args, params)
+        ref = ChildRef(id=key, src=src, input=resolved_input, system_id=fields.get("systemId"))
+    children: dict[str, ChildRef | None] = {**snapshot.children, key: ref}
+    ctx.actions.append(
+        ExecutableAction(
+            "xstate.spawnChild",
+            _defined(id=spawn_id, systemId=fields.get("systemId"), actorRef=ref.to_json() if ref else None,
+                     src=src, input=resolved_input),
+            args,
+        )
+    )
+    return snapshot.clone(children=children)

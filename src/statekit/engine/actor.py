@@ -1,0 +1,102 @@
+"""A convenient actor around the pure engine: it keeps the snapshot, runs actions, owns a clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from statekit.engine.actions import ExecutableAction
+from statekit.engine.api import initial_transition, transition
+from statekit.engine.clock import VirtualClock
+from statekit.engine.machine import Machine
+from statekit.engine.snapshot import Snapshot
+from statekit.errors import EngineError
+
+Listener = Callable[[Snapshot], None]
+EmitListener = Callable[[Mapping[str, Any]], None]
+
+
+class Actor:
+    """Runs a machine: `start()`, `send(event)`, `get_snapshot()`, delayed events on `clock`.
+
+    Named action implementations run after each step, in order. Delayed `raise` actions are
+    scheduled on the (virtual) clock and `cancel` drops them, as in XState's scheduler.
+    """
+
+    def __init__(self, machine: Machine, *, input: Any = None, clock: VirtualClock | None = None) -> None:  # noqa: A002
+        self.machine = machine
+        self.input = input
+        self.clock = clock or VirtualClock()
+        self._snapshot: Snapshot | None = None
+        self._listeners: list[Listener] = []
+        self._emit_listeners: dict[str, list[EmitListener]] = {}
+        self._queue: list[Mapping[str, Any]] = []
+        self._processing = False
+
+    def start(self) -> Actor:
+        """Compute the initial snapshot and run its actions."""
+        if self._snapshot is None:
+            snapshot, actions = initial_transition(self.machine, self.input)
+            self._commit(snapshot, actions)
+        return self
+
+    def get_snapshot(self) -> Snapshot:
+        if self._snapshot is None:
+            raise EngineError("the actor has not been started")
+        return self._snapshot
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self.get_snapshot()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` with every new snapshot; returns an unsubscribe function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def on(self, event_type: str, listener: EmitListener) -> None:
+        """Listen to events the machine emits with `xstate.emit` (`*` for all)."""
+        self._emit_listeners.setdefault(event_type, []).append(listener)
+
+    def send(self, event: Mapping[str, Any] | str) -> None:
+        """Process `event` (events sent while processing are queued, as in XState's mailbox)."""
+        self._queue.append({"type": event} if isinstance(event, str) else event)
+        if self._processing:
+            return
+        self._processing = True
+        try:
+            while self._queue:
+                current = self._queue.pop(0)
+                snapshot = self.get_snapshot()
+                if snapshot.status != "active":
+                    continue
+                try:
+                    next_snapshot, actions = transition(self.machine, snapshot, current)
+                except EngineError as error:
+                    self._commit(snapshot.clone(status="error", error=str(error)), [])
+                    continue
+                self._commit(next_snapshot, actions)
+        finally:
+            self._processing = False
+
+    def _commit(self, snapshot: Snapshot, actions: list[ExecutableAction]) -> None:
+        self._snapshot = snapshot
+        for action in actions:
+            self._execute(action)
+        for listener in list(self._listeners):
+            listener(snapshot)
+
+    def _execute(self, action: ExecutableAction) -> None:
+        params = action.params if isinstance(action.params, Mapping) else {}
+        if action.type == "xstate.raise" and "delay" in params:
+            event = params["event"]
+            key = str(params.get("id") or event.get("type"))
+            self.clock.schedule(key, params["delay"], lambda: self.send(event))
+        elif action.type == "xstate.cancel":
+            self.clock.cancel(str(params.get("sendId")))
+        elif action.type == "xstate.emit":
+            emitted = params["event"]
+            for listener in [*self._emit_listeners.get(emitted.get("type"), ()), *self._emit_listeners.get("*", ())]:
+                listener(emitted)
+        elif action.run is not None and action.args is not None:
+            action.run(action.args, action.params)

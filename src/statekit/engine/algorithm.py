@@ -1,0 +1,598 @@
+"""XState v5's transition algorithm (`stateUtils.ts`), step for step.
+
+Each function here mirrors the XState function of the same name; the order of every loop
+and the identity of every snapshot object follow XState, because observable behaviour
+depends on them (document order, conflict resolution, whether an eventless pass runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from statekit.engine.actions import ActionContext, ExecutableAction, resolve_actions
+from statekit.engine.guards import evaluate_guard
+from statekit.engine.machine import Machine, Node, RuntimeTransition
+from statekit.engine.snapshot import Snapshot
+from statekit.errors import EngineError
+from statekit.model.core import Action
+
+Event = Mapping[str, Any]
+HistoryValue = Mapping[str, tuple[Node, ...]]
+
+WILDCARD = "*"
+XSTATE_INIT = "xstate.init"
+XSTATE_STOP = "xstate.stop"
+
+
+# -- selection -----------------------------------------------------------------------------
+
+
+def matches_event_descriptor(event_type: str, descriptor: str) -> bool:
+    """`matchesEventDescriptor`: exact, `*`, or a `prefix.*` that also matches `prefix`."""
+    if descriptor == event_type or descriptor == WILDCARD:
+        return True
+    if not descriptor.endswith(".*"):
+        return False
+    partial_tokens = descriptor.split(".")
+    event_tokens = event_type.split(".")
+    for index, token in enumerate(partial_tokens):
+        if token == "*":
+            return index == len(partial_tokens) - 1
+        if index >= len(event_tokens) or token != event_tokens[index]:
+            return False
+    return True
+
+
+def candidates(node: Node, event_type: str) -> list[RuntimeTransition]:
+    """`getCandidates`: the exact match first, then wildcards, longest descriptor first."""
+    cached = node.candidates.get(event_type)
+    if cached is not None:
+        return cached
+    exact = node.transitions.get(event_type)
+    wildcard_keys = [
+        key for key in node.transitions if key != event_type and matches_event_descriptor(event_type, key)
+    ]
+    wildcard_keys.sort(key=len, reverse=True)  # stable, like Array.prototype.sort
+    result = list(exact or ())
+    for key in wildcard_keys:
+        result.extend(node.transitions[key])
+    node.candidates[event_type] = result
+    return result
+
+
+def node_next(node: Node, snapshot: Snapshot, event: Event) -> list[RuntimeTransition] | None:
+    """`StateNode.next`: the first candidate whose guard passes."""
+    event_type = event["type"]
+    for candidate in candidates(node, event_type):
+        guard = candidate.guard
+        if guard is None:
+            return [candidate]
+        try:
+            passed = evaluate_guard(guard, snapshot.context, event, snapshot)
+        except Exception as error:
+            raise EngineError(
+                f"Unable to evaluate guard '{guard.type}' in transition for event '{event_type}' "
+                f"in state node '{node.id}':\n{_message(error)}"
+            ) from error
+        if passed:
+            return [candidate]
+    return None
+
+
+def _message(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+def _active_children(node: Node, node_set: frozenset[Node]) -> list[Node]:
+    return [child for child in node.children.values() if child in node_set]
+
+
+def transition_node(node: Node, snapshot: Snapshot, event: Event, node_set: frozenset[Node]) -> list[RuntimeTransition] | None:
+    """`transitionNode`, walking the active tree instead of the state value (same order)."""
+    if node.type == "compound":
+        active = _active_children(node, node_set)
+        if active:
+            child = active[0]
+            inner = (
+                node_next(child, snapshot, event)
+                if child.type in ("atomic", "final") or not child.children
+                else transition_node(child, snapshot, event, node_set)
+            )
+            if inner:
+                return inner
+        return node_next(node, snapshot, event)
+    if node.type == "parallel":
+        collected: list[RuntimeTransition] = []
+        for region in _active_children(node, node_set):
+            inner = transition_node(region, snapshot, event, node_set)
+            if inner:
+                collected.extend(inner)
+        if collected:
+            return collected
+        return node_next(node, snapshot, event)
+    return node_next(node, snapshot, event)
+
+
+def select_transitions(snapshot: Snapshot, event: Event) -> list[RuntimeTransition]:
+    """`selectTransitions` / `machine.getTransitionData`."""
+    return transition_node(snapshot.machine.root, snapshot, event, snapshot.node_set) or []
+
+
+def select_eventless_transitions(snapshot: Snapshot, event: Event) -> list[RuntimeTransition]:
+    """`selectEventlessTransitions`: per atomic state, the first passing `always` up the tree."""
+    enabled: dict[RuntimeTransition, None] = {}
+    for node in snapshot.nodes:
+        if node.type not in ("atomic", "final"):
+            continue
+        for candidate_node in (node, *node.ancestors):
+            if candidate_node.always is None:
+                continue
+            chosen = next(
+                (t for t in candidate_node.always
+                 if t.guard is None or evaluate_guard(t.guard, snapshot.context, event, snapshot)),
+                None,
+            )
+            if chosen is not None:
+                enabled[chosen] = None
+                break
+    return remove_conflicting_transitions(list(enabled), snapshot.nodes, snapshot.history)
+
+
+# -- sets -----------------------------------------------------------------------------------
+
+
+def effective_target_states(transition: RuntimeTransition, history: HistoryValue) -> list[Node]:
+    """`getEffectiveTargetStates`: history states replaced by what they restore."""
+    if not transition.target:
+        return []
+    targets: dict[Node, None] = {}
+    for target in transition.target:
+        if target.type == "history":
+            recorded = history.get(target.id)
+            if recorded:
+                for node in recorded:
+                    targets[node] = None
+            else:
+                for node in _history_default_targets(target, history):
+                    targets[node] = None
+        else:
+            targets[target] = None
+    return list(targets)
+
+
+def _history_default_targets(history_node: Node, history: HistoryValue) -> list[Node]:
+    default_targets = history_node.machine.history_default_target(history_node)
+    default = RuntimeTransition(history_node, "", default_targets, None, [], False, None)
+    return effective_target_states(default, history)
+
+
+def transition_domain(transition: RuntimeTransition, history: HistoryValue) -> Node | None:
+    """`getTransitionDomain`."""
+    targets = effective_target_states(transition, history)
+    source = transition.source
+    if not transition.reenter and all(t is source or t.is_descendant_of(source) for t in targets):
+        return source
+    lca = _least_common_ancestor([*targets, source])
+    if lca is not None:
+        return lca
+    if transition.reenter:
+        return None
+    return source.machine.root
+
+
+def _least_common_ancestor(nodes: list[Node]) -> Node | None:
+    head, *tail = nodes
+    for ancestor in head.ancestors:
+        if all(node.is_descendant_of(ancestor) for node in tail):
+            return ancestor
+    return None
+
+
+def compute_exit_set(transitions: Iterable[RuntimeTransition], node_set: Iterable[Node], history: HistoryValue) -> list[Node]:
+    """`computeExitSet` (insertion order, as XState's Set)."""
+    to_exit: dict[Node, None] = {}
+    nodes = list(node_set)
+    for transition in transitions:
+        if transition.target:
+            domain = transition_domain(transition, history)
+            if transition.reenter and transition.source is domain:
+                to_exit[domain] = None
+            for node in nodes:
+                if node.is_descendant_of(domain):
+                    to_exit[node] = None
+    return list(to_exit)
+
+
+def remove_conflicting_transitions(
+    enabled: list[RuntimeTransition], node_set: Iterable[Node], history: HistoryValue
+) -> list[RuntimeTransition]:
+    """`removeConflictingTransitions`: a descendant's transition preempts; otherwise the earlier wins."""
+    if len(enabled) < 2:
+        return enabled
+    nodes = list(node_set)
+    exit_sets: dict[RuntimeTransition, set[Node]] = {}
+
+    def exit_set(transition: RuntimeTransition) -> set[Node]:
+        cached = exit_sets.get(transition)
+        if cached is None:
+            cached = set(compute_exit_set([transition], nodes, history))
+            exit_sets[transition] = cached
+        return cached
+
+    filtered: dict[RuntimeTransition, None] = {}
+    for t1 in enabled:
+        preempted = False
+        to_remove: list[RuntimeTransition] = []
+        for t2 in filtered:
+            if exit_set(t1) & exit_set(t2):
+                if t1.source.is_descendant_of(t2.source):
+                    to_remove.append(t2)
+                else:
+                    preempted = True
+                    break
+        if not preempted:
+            for t3 in to_remove:
+                del filtered[t3]
+            filtered[t1] = None
+    return list(filtered)
+
+
+def initial_nodes(node: Node) -> list[Node]:
+    """`getInitialStateNodes`: the node and its default descendants, pre-order."""
+    found: dict[Node, None] = {}
+
+    def visit(current: Node) -> None:
+        if current in found:
+            return
+        found[current] = None
+        if current.type == "compound":
+            visit(current.initial_target[0])
+        elif current.type == "parallel":
+            for child in current.regions:
+                visit(child)
+
+    visit(node)
+    return list(found)
+
+
+def initial_nodes_with_ancestors(node: Node) -> list[Node]:
+    """`getInitialStateNodesWithTheirAncestors`."""
+    found = dict.fromkeys(initial_nodes(node))
+    for initial in list(found):
+        for ancestor in initial.ancestors:
+            if ancestor is node:
+                break
+            found[ancestor] = None
+    return list(found)
+
+
+def all_state_nodes(nodes: Iterable[Node]) -> tuple[Node, ...]:
+    """`getAllStateNodes`: complete a set of nodes with default descendants and all ancestors."""
+    node_set: dict[Node, None] = dict.fromkeys(nodes)
+    has_active_child = {node.parent for node in node_set if node.parent is not None}
+    pending = list(node_set)
+    while pending:  # XState iterates its Set while adding to it
+        node = pending.pop(0)
+        if node.type == "compound" and node not in has_active_child:
+            additions = initial_nodes_with_ancestors(node)
+        elif node.type == "parallel":
+            additions = [added for region in node.regions if region not in node_set
+                         for added in initial_nodes_with_ancestors(region)]
+        else:
+            additions = []
+        for added in additions:
+            if added not in node_set:
+                node_set[added] = None
+                pending.append(added)
+    for node in list(node_set):
+        for ancestor in node.ancestors:
+            node_set.setdefault(ancestor)
+    return tuple(node_set)
+
+
+def compute_entry_set(
+    transitions: list[RuntimeTransition],
+    history: HistoryValue,
+    for_default_entry: dict[Node, None],
+    to_enter: dict[Node, None],
+) -> None:
+    """`computeEntrySet`."""
+    for transition in transitions:
+        domain = transition_domain(transition, history)
+        for target in transition.target or ():
+            if target.type != "history" and (
+                transition.source is not target or transition.source is not domain or transition.reenter
+            ):
+                to_enter[target] = None
+                for_default_entry[target] = None
+            _add_descendants_to_enter(target, history, for_default_entry, to_enter)
+        for target in effective_target_states(transition, history):
+            ancestors = _proper_ancestors(target, domain)
+            if domain is not None and domain.type == "parallel":
+                ancestors.append(domain)
+            reentrancy_domain = None if (transition.source.parent is None and transition.reenter) else domain
+            _add_ancestors_to_enter(to_enter, history, for_default_entry, ancestors, reentrancy_domain)
+
+
+def _proper_ancestors(node: Node, up_to: Node | None) -> list[Node]:
+    """`getProperAncestors(node, upTo)`: from the parent up, excluding `up_to`."""
+    if up_to is node:
+        return []
+    result: list[Node] = []
+    for ancestor in node.ancestors:
+        if ancestor is up_to:
+            break
+        result.append(ancestor)
+    return result
+
+
+def _add_descendants_to_enter(
+    node: Node, history: HistoryValue, for_default_entry: dict[Node, None], to_enter: dict[Node, None]
+) -> None:
+    if node.type == "history":
+        recorded = history.get(node.id)
+        parent = node.parent
+        if recorded:
+            for state in recorded:
+                to_enter[state] = None
+                _add_descendants_to_enter(state, history, for_default_entry, to_enter)
+            for state in recorded:
+                _add_ancestors_to_enter(to_enter, history, for_default_entry, _proper_ancestors(state, parent), None)
+        else:
+            machine = node.machine
+            default_targets = machine.history_default_target(node)
+            is_parent_initial = machine.history_default_is_parent_initial(node)
+            for state in default_targets:
+                to_enter[state] = None
+                if is_parent_initial and parent is not None:
+                    for_default_entry[parent] = None
+                _add_descendants_to_enter(state, history, for_default_entry, to_enter)
+            for state in default_targets:
+                _add_ancestors_to_enter(to_enter, history, for_default_entry, _proper_ancestors(state, parent), None)
+    elif node.type == "compound":
+        initial = node.initial_target[0]
+        if initial.type != "history":
+            to_enter[initial] = None
+            for_default_entry[initial] = None
+        _add_descendants_to_enter(initial, history, for_default_entry, to_enter)
+        _add_ancestors_to_enter(to_enter, history, for_default_entry, _proper_ancestors(initial, node), None)
+    elif node.type == "parallel":
+        for child in node.regions:
+            if not any(state.is_descendant_of(child) for state in to_enter):
+                to_enter[child] = None
+                for_default_entry[child] = None
+                _add_descendants_to_enter(child, history, for_default_entry, to_enter)
+
+
+def _add_ancestors_to_enter(
+    to_enter: dict[Node, None],
+    history: HistoryValue,
+    for_default_entry: dict[Node, None],
+    ancestors: list[Node],
+    reentrancy_domain: Node | None,
+) -> None:
+    for ancestor in ancestors:
+        if reentrancy_domain is None or ancestor.is_descendant_of(reentrancy_domain):
+            to_enter[ancestor] = None
+        if ancestor.type == "parallel":
+            for child in ancestor.regions:
+                if not any(state.is_descendant_of(child) for state in to_enter):
+                    to_enter[child] = None
+                    _add_descendants_to_enter(child, history, for_default_entry, to_enter)
+
+
+def is_in_final_state(node_set: Mapping[Node, None] | frozenset[Node], node: Node) -> bool:
+    """`isInFinalState`."""
+    if node.type == "compound":
+        return any(child.type == "final" and child in node_set for child in node.regions)
+    if node.type == "parallel":
+        return all(is_in_final_state(node_set, child) for child in node.regions)
+    return node.type == "final"
+
+
+# -- microstep and macrostep ------------------------------------------------------------------
+
+
+def microstep(
+    transitions: list[RuntimeTransition],
+    snapshot: Snapshot,
+    ctx: ActionContext,
+    event: Event,
+    is_initial: bool,
+) -> Snapshot:
+    """`microstep`: exit, transition actions, enter; record history; detect done."""
+    if not transitions:
+        return snapshot
+    active: dict[Node, None] = dict.fromkeys(snapshot.nodes)
+    history = snapshot.history
+    filtered = remove_conflicting_transitions(transitions, active, history)
+    next_snapshot = snapshot
+    if not is_initial:
+        next_snapshot, history = _exit_states(next_snapshot, event, ctx, filtered, active, history)
+    transition_actions: list[Action] = [action for t in filtered for action in t.actions]
+    next_snapshot = resolve_actions(next_snapshot, event, ctx, transition_actions, None)
+    next_snapshot = _enter_states(next_snapshot, event, ctx, filtered, active, history, is_initial)
+    next_nodes = tuple(active)
+    if next_snapshot.status == "done":
+        exits = [action for node in sorted(next_nodes, key=lambda n: -n.order) for action in node.exit]
+        next_nodes = tuple(sorted(next_nodes, key=lambda n: -n.order))
+        next_snapshot = resolve_actions(next_snapshot, event, ctx, exits, None)
+    if history is snapshot.history and _same_nodes(snapshot.nodes, active):
+        return next_snapshot
+    return next_snapshot.clone(nodes=next_nodes, history=history)
+
+
+def _same_nodes(previous: tuple[Node, ...], current: Mapping[Node, None]) -> bool:
+    return len(previous) == len(current) and all(node in current for node in previous)
+
+
+def _exit_states(
+    snapshot: Snapshot,
+    event: Event,
+    ctx: ActionContext,
+    transitions: list[RuntimeTransition],
+    active: dict[Node, None],
+    history: HistoryValue,
+) -> tuple[Snapshot, HistoryValue]:
+    to_exit = compute_exit_set(transitions, active, history)
+    to_exit.sort(key=lambda n: -n.order)
+    changed: dict[str, tuple[Node, ...]] | None = None
+    for exiting in to_exit:
+        for history_node in exiting.history_children:
+            if history_node.history == "deep":
+                recorded = tuple(n for n in active if n.type in ("atomic", "final") and n.is_descendant_of(exiting))
+            else:
+                recorded = tuple(n for n in active if n.parent is exiting)
+            if changed is None:
+                changed = dict(history)
+            changed[history_node.id] = recorded
+    for exiting in to_exit:
+        actions = [*exiting.exit, *(Action(type="xstate.stopChild", fields={"actorRef": inv.id}) for inv in exiting.invoke)]
+        snapshot = resolve_actions(snapshot, event, ctx, actions, None)
+        del active[exiting]
+    return snapshot, (changed if changed is not None else history)
+
+
+def _enter_states(
+    snapshot: Snapshot,
+    event: Event,
+    ctx: ActionContext,
+    transitions: list[RuntimeTransition],
+    active: dict[Node, None],
+    history: HistoryValue,
+    is_initial: bool,
+) -> Snapshot:
+    to_enter: dict[Node, None] = {}
+    for_default_entry: dict[Node, None] = {}
+    compute_entry_set(transitions, history, for_default_entry, to_enter)
+    machine = snapshot.machine
+    if is_initial:
+        for_default_entry[machine.root] = None
+    completed: set[Node] = set()
+    for entering in sorted(to_enter, key=lambda n: n.order):
+        active[entering] = None
+        actions: list[Action] = list(entering.entry)
+        for invoke in entering.invoke:
+            fields: dict[str, Any] = {"src": invoke.src, "id": invoke.id, "systemId": invoke.system_id,
+                                      "syncSnapshot": any(t.kind == "invoke.onSnapshot" for t in entering.model.transitions)}
+            if invoke.has_input:
+                fields["input"] = invoke.input
+            actions.append(Action(type="xstate.spawnChild", fields=fields))
+        if entering in for_default_entry:
+            actions.extend(entering.initial_actions)
+        snapshot = resolve_actions(snapshot, event, ctx, actions, [inv.id for inv in entering.invoke])
+        if entering.type == "final":
+            parent = entering.parent
+            marker = parent if parent is not None and parent.type == "parallel" else (parent.parent if parent else None)
+            completion = marker or entering
+            if parent is not None and parent.type == "compound":
+                output = _resolve_output(entering.output, snapshot.context, event) if entering.has_output else None
+                done_event: dict[str, Any] = {"type": f"xstate.done.state.{parent.id}", "output": output}
+                ctx.internal_queue.append(done_event)
+            while (marker is not None and marker.type == "parallel" and marker not in completed
+                   and is_in_final_state(active, marker)):
+                completed.add(marker)
+                ctx.internal_queue.append({"type": f"xstate.done.state.{marker.id}", "output": None})
+                completion = marker
+                marker = marker.parent
+            if marker is not None:
+                continue
+            snapshot = snapshot.clone(status="done", output=_machine_output(snapshot, event, completion))
+    return snapshot
+
+
+def _resolve_output(mapper: Any, context: Any, event: Event) -> Any:
+    if callable(mapper):
+        from statekit.engine.implementations import ActionArgs
+
+        return mapper(ActionArgs(context, event), None)
+    return mapper
+
+
+def _machine_output(snapshot: Snapshot, event: Event, completion: Node) -> Any:
+    root = snapshot.machine.root
+    if not root.has_output:
+        return None
+    completion_output = (
+        _resolve_output(completion.output, snapshot.context, event)
+        if completion.has_output and completion.parent is not None else None
+    )
+    done_event = {"type": f"xstate.done.state.{completion.id}", "output": completion_output}
+    return _resolve_output(root.output, snapshot.context, done_event)
+
+
+def macrostep(snapshot: Snapshot, event: Event, ctx: ActionContext) -> Snapshot:
+    """`macrostep`: the event's microstep, then eventless transitions and the internal queue."""
+    event_type = event.get("type")
+    if event_type == WILDCARD:
+        raise EngineError(f"An event cannot have the wildcard type ('{WILDCARD}')")
+    if event_type == XSTATE_STOP:
+        return _stop_children(snapshot, event, ctx).clone(status="stopped")
+    next_event = event
+    next_snapshot = snapshot
+    if event_type != XSTATE_INIT:
+        transitions = select_transitions(next_snapshot, next_event)
+        if isinstance(event_type, str) and event_type.startswith("xstate.error.actor") and not transitions:
+            return _stop_children(next_snapshot, next_event, ctx).clone(status="error", error=event.get("error"))
+        next_snapshot = microstep(transitions, snapshot, ctx, next_event, False)
+    should_select_eventless = True
+    max_iterations = snapshot.machine.max_iterations
+    iterations = 0
+    while next_snapshot.status == "active":
+        iterations += 1
+        if max_iterations is not None and iterations > max_iterations:
+            raise EngineError(
+                f"Infinite loop detected: the machine has processed more than {max_iterations} microsteps "
+                "without reaching a stable state. This usually happens when there's a cycle of transitions "
+                "(e.g., eventless transitions or raised events causing state A -> B -> C -> A)."
+            )
+        enabled = select_eventless_transitions(next_snapshot, next_event) if should_select_eventless else []
+        previous: Snapshot | None = next_snapshot if enabled else None
+        if not enabled:
+            if not ctx.internal_queue:
+                break
+            next_event = ctx.internal_queue.pop(0)
+            enabled = select_transitions(next_snapshot, next_event)
+        next_snapshot = microstep(enabled, next_snapshot, ctx, next_event, False)
+        should_select_eventless = next_snapshot is not previous
+    if next_snapshot.status != "active":
+        # XState resolves the stop actions here but keeps the snapshot it had (children stay listed).
+        _stop_children(next_snapshot, next_event, ctx)
+    return next_snapshot
+
+
+def _stop_children(snapshot: Snapshot, event: Event, ctx: ActionContext) -> Snapshot:
+    actions = [Action(type="xstate.stopChild", fields={"actorRef": key}) for key in snapshot.children]
+    saved_queue = ctx.internal_queue
+    ctx.internal_queue = []
+    try:
+        return resolve_actions(snapshot, event, ctx, actions, None)
+    finally:
+        ctx.internal_queue = saved_queue
+
+
+def initial_snapshot(machine: Machine, ctx: ActionContext, input_value: Any) -> Snapshot:
+    """`getInitialSnapshot`: the pre-initial snapshot, the initial microstep, then a macrostep."""
+    init_event: dict[str, Any] = {"type": XSTATE_INIT, "input": input_value}
+    config_context = machine.model.context
+    context: Any = config_context if (config_context and not callable(config_context)) else {}
+    snapshot = Snapshot(machine, (machine.root,), context)
+    try:
+        if callable(config_context):
+            from statekit.engine.implementations import ActionArgs, Assign
+
+            context_factory = config_context
+            assignment = Assign(lambda args, _params: context_factory(ActionArgs(None, {"input": args.event.get("input")}), None))
+            snapshot = _assign_whole(snapshot, init_event, ctx, assignment)
+        root_transition = RuntimeTransition(machine.root, "", initial_nodes(machine.root), None, [], True, None)
+        snapshot_after = microstep([root_transition], snapshot, ctx, init_event, True)
+        return macrostep(snapshot_after, init_event, ctx)
+    except EngineError as error:
+        return snapshot.clone(status="error", error=str(error))
+
+
+def _assign_whole(snapshot: Snapshot, event: Event, ctx: ActionContext, assignment: Any) -> Snapshot:
+    from statekit.engine.actions import apply_assign
+
+    return apply_assign(snapshot, event, assignment, None)

@@ -1,0 +1,257 @@
+"""A machine ready to run: the model compiled into linked runtime nodes, plus implementations.
+
+Compilation does what XState's `StateNode` constructor and `_initialize` do: document
+order, ids, initial transitions, resolved targets, and the `after` bookkeeping (a delayed
+`raise` appended to entry, a `cancel` appended to exit). A config XState would refuse
+(no initial state, an unknown target) raises `MachineDefinitionError` with XState's message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from statekit.engine.implementations import Implementations
+from statekit.errors import MachineDefinitionError
+from statekit.model.core import Action, Guard, MachineModel, StateNode, Transition
+from statekit.model.parse import parse_machine
+from statekit.model.resolve import Resolver, to_state_path
+
+
+class Node:
+    """A runtime state node. Fields mirror XState's `StateNode`."""
+
+    __slots__ = (
+        "after_count", "always", "ancestors", "ancestor_set", "candidates", "children", "entry", "exit",
+        "has_output", "history", "history_children", "id", "initial_actions", "initial_target", "invoke",
+        "key", "machine", "meta", "model", "order", "output", "parent", "regions", "tags", "transitions", "type",
+    )
+
+    def __init__(self, machine: Machine, model: StateNode, parent: Node | None, order: int) -> None:
+        self.machine = machine
+        self.model = model
+        self.id = model.id
+        self.key = model.key
+        self.type = model.type
+        self.parent = parent
+        self.order = order
+        self.children: dict[str, Node] = {}
+        self.regions: list[Node] = []  # children that are not history states (`getChildren`)
+        self.history_children: list[Node] = []
+        self.ancestors: tuple[Node, ...] = (parent, *parent.ancestors) if parent else ()
+        self.ancestor_set = frozenset(self.ancestors)
+        self.entry: list[Action] = list(model.entry)
+        self.exit: list[Action] = list(model.exit)
+        self.invoke = model.invoke
+        self.tags = model.tags
+        self.meta = model.meta
+        # XState keeps `output` only on final states and the root.
+        self.has_output = model.has_output and (model.type == "final" or parent is None)
+        self.output = model.output if self.has_output else None
+        self.history = model.history
+        self.transitions: dict[str, list[RuntimeTransition]] = {}
+        self.always: list[RuntimeTransition] | None = None
+        self.initial_target: list[Node] = []
+        self.initial_actions: list[Action] = []
+        self.candidates: dict[str, list[RuntimeTransition]] = {}
+        self.after_count = 0
+
+    def __repr__(self) -> str:
+        return f"<Node {self.id}>"
+
+    def is_descendant_of(self, other: Node | None) -> bool:
+        """XState's `isDescendant(self, other)`: strictly below `other` (`None` is above the root)."""
+        if other is None:
+            return True
+        return other in self.ancestor_set
+
+
+class RuntimeTransition:
+    """A transition with resolved targets (XState's `TransitionDefinition`)."""
+
+    __slots__ = ("actions", "delay", "event", "guard", "model", "reenter", "source", "target")
+
+    def __init__(
+        self,
+        source: Node,
+        event: str,
+        target: list[Node] | None,
+        guard: Guard | None,
+        actions: list[Action],
+        reenter: bool,
+        model: Transition | None,
+        delay: Any = None,
+    ) -> None:
+        self.source = source
+        self.event = event
+        self.target = target
+        self.guard = guard
+        self.actions = actions
+        self.reenter = reenter
+        self.model = model
+        self.delay = delay
+
+    def __repr__(self) -> str:
+        targets = [t.id for t in self.target] if self.target else None
+        return f"<Transition {self.source.id} {self.event!r} -> {targets}>"
+
+
+class Machine:
+    """A compiled machine: `root`, nodes by id, and the implementations it runs with."""
+
+    def __init__(self, model: MachineModel, implementations: Implementations | None = None,
+                 *, max_iterations: int | None = None) -> None:
+        self.model = model
+        self.implementations = implementations or Implementations()
+        self.max_iterations = max_iterations
+        self.id = model.id
+        self.id_map: dict[str, Node] = {}
+        self.nodes: list[Node] = []
+        self.root = self._build(model.root, None)
+        self._resolver = Resolver(model)
+        for node in self.nodes:
+            self._initialize(node)
+
+    @classmethod
+    def from_config(cls, config: Any, implementations: Implementations | None = None,
+                    *, max_iterations: int | None = None) -> Machine:
+        """Parse an XState config and compile it."""
+        return cls(parse_machine(config), implementations, max_iterations=max_iterations)
+
+    def provide(self, implementations: Implementations) -> Machine:
+        """The same machine with more (or other) implementations."""
+        return Machine(self.model, self.implementations.merged(implementations), max_iterations=self.max_iterations)
+
+    # -- construction -------------------------------------------------------------------
+
+    def _build(self, model: StateNode, parent: Node | None) -> Node:
+        node = Node(self, model, parent, len(self.id_map))  # XState: order = idMap.size
+        # Like XState's idMap, a later duplicate id replaces the earlier one.
+        self.id_map[node.id] = node
+        self.nodes.append(node)
+        for child_model in model.children:
+            child = self._build(child_model, node)
+            node.children[child.key] = child
+            if child.type == "history":
+                node.history_children.append(child)
+            else:
+                node.regions.append(child)
+        if node.type == "compound" and not model.initial:
+            first = model.children[0].key if model.children else ""
+            raise MachineDefinitionError(
+                f'No initial state specified for compound state node "#{node.id}". '
+                f'Try adding {{ initial: "{first}" }} to the state config.'
+            )
+        return node
+
+    def _initialize(self, node: Node) -> None:
+        model = node.model
+        if model.initial is not None:
+            target = node.children.get(model.initial)
+            if target is None:
+                raise MachineDefinitionError(
+                    f'Initial state node "{model.initial}" not found on parent state node #{node.id}'
+                )
+            node.initial_target = [target]
+        for transition in model.transitions:
+            runtime = self._runtime_transition(node, transition)
+            if transition.kind == "always":
+                if node.always is None:
+                    node.always = []
+                node.always.append(runtime)
+            elif transition.kind != "after":
+                if transition.index == 0:
+                    node.transitions[transition.event] = []  # a later duplicate key replaces
+                node.transitions[transition.event].append(runtime)
+        # Delayed transitions come last, after `on`, `onDone` and invoke transitions.
+        seen_delays: list[str] = []
+        for transition in model.transitions:
+            if transition.kind != "after":
+                continue
+            if transition.event not in seen_delays:
+                seen_delays.append(transition.event)
+                node.entry.append(
+                    Action(type="xstate.raise",
+                           fields={"event": {"type": transition.event}, "id": transition.event, "delay": transition.delay})
+                )
+                node.exit.append(Action(type="xstate.cancel", fields={"sendId": transition.event}))
+            node.transitions.setdefault(transition.event, []).append(
+                self._runtime_transition(node, transition)
+            )
+
+    def _runtime_transition(self, node: Node, transition: Transition) -> RuntimeTransition:
+        target: list[Node] | None = None
+        if transition.targets is not None:
+            target = [self.node(self._resolver.resolve_target(node.model, t).id) for t in transition.targets]
+        return RuntimeTransition(
+            node, transition.event, target, transition.guard, list(transition.actions),
+            transition.reenter, transition, transition.delay,
+        )
+
+    # -- lookups --------------------------------------------------------------------------
+
+    def node(self, state_id: str) -> Node:
+        """The runtime node with id `state_id` (no `#`)."""
+        return self.id_map[state_id]
+
+    def node_by_id(self, state_id: str) -> Node:
+        """`getStateNodeById('#id.child')` on the runtime nodes."""
+        return self.node(self._resolver.node_by_id(state_id).id)
+
+    def history_default_target(self, history: Node) -> list[Node]:
+        """`resolveHistoryDefaultTransition(...).target`."""
+        parent = history.parent
+        assert parent is not None
+        if history.model.target is None:
+            if parent.type == "parallel":
+                return [parent]
+            return parent.initial_target
+        return [self.node(self._resolver.node_by_path(parent.model, t).id) for t in history.model.target]
+
+    def history_default_is_parent_initial(self, history: Node) -> bool:
+        """Whether the default is the parent's own initial transition (then initial actions run)."""
+        parent = history.parent
+        return history.model.target is None and parent is not None and parent.type != "parallel"
+
+    def state_path_nodes(self, value: Any) -> list[Node]:
+        """XState's `getStateNodes(root, value)` for a state value or a dotted path."""
+        if isinstance(value, str):
+            value = _path_to_value(to_state_path(value))
+        return _state_nodes(self, self.root, value)
+
+
+def _path_to_value(path: list[str]) -> Any:
+    if len(path) == 1:
+        return path[0]
+    value: dict[str, Any] = {}
+    marker = value
+    for index in range(len(path) - 1):
+        if index == len(path) - 2:
+            marker[path[index]] = path[index + 1]
+        else:
+            inner: dict[str, Any] = {}
+            marker[path[index]] = inner
+            marker = inner
+    return value
+
+
+def _state_nodes(machine: Machine, node: Node, value: Any) -> list[Node]:
+    if isinstance(value, str):
+        child = node.children.get(value)
+        if child is None:
+            raise MachineDefinitionError(f"State '{value}' does not exist on '{node.id}'")
+        return [node, child]
+    result: list[Node] = [machine.root, node]
+    children = [_child(machine, node, key) for key in value]
+    result.extend(children)
+    for key, child in zip(value, children, strict=True):
+        result.extend(_state_nodes(machine, child, value[key]))
+    return result
+
+
+def _child(machine: Machine, node: Node, key: str) -> Node:
+    if key.startswith("#"):
+        return machine.node_by_id(key)
+    child = node.children.get(key)
+    if child is None:
+        raise MachineDefinitionError(f"Child state '{key}' does not exist on '{node.id}'")
+    return child

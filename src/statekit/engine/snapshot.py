@@ -1,0 +1,210 @@
+"""Machine snapshots: immutable, with the state value, tags and meta derived on demand."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from statekit.model.jsorder import js_keys
+from statekit.model.resolve import to_state_path
+
+if TYPE_CHECKING:
+    from statekit.engine.machine import Machine, Node
+
+Status = Literal["active", "done", "error", "stopped"]
+StateValue = str | dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ChildRef:
+    """An invoked or spawned child as the pure engine sees it: it never runs."""
+
+    id: str
+    src: str | None
+    input: Any = None
+    system_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "src": self.src}
+        if self.input is not None:
+            data["input"] = self.input
+        if self.system_id is not None:
+            data["systemId"] = self.system_id
+        return data
+
+
+class Snapshot:
+    """A machine snapshot (XState's `MachineSnapshot`). Treat it as immutable.
+
+    `nodes` keeps XState's `_nodes` order (insertion order of the active set), which the
+    algorithm depends on; the state value is computed from it on first use.
+    """
+
+    __slots__ = ("_node_set", "_tags", "_value", "children", "context", "error", "history", "machine",
+                 "nodes", "output", "status")
+
+    def __init__(
+        self,
+        machine: Machine,
+        nodes: tuple[Node, ...],
+        context: Any,
+        status: Status = "active",
+        output: Any = None,
+        error: Any = None,
+        children: Mapping[str, ChildRef | None] | None = None,
+        history: Mapping[str, tuple[Node, ...]] | None = None,
+    ) -> None:
+        self.machine = machine
+        self.nodes = nodes
+        self.context = context
+        self.status: Status = status
+        self.output = output
+        self.error = error
+        self.children: Mapping[str, ChildRef | None] = children if children is not None else {}
+        self.history: Mapping[str, tuple[Node, ...]] = history if history is not None else {}
+        self._value: StateValue | None = None
+        self._tags: frozenset[str] | None = None
+        self._node_set: frozenset[Node] | None = None
+
+    def clone(self, **changes: Any) -> Snapshot:
+        """A new snapshot object with some fields replaced (XState's `cloneMachineSnapshot`)."""
+        copy = Snapshot.__new__(Snapshot)
+        copy.machine = self.machine
+        copy.nodes = changes.get("nodes", self.nodes)
+        copy.context = changes.get("context", self.context)
+        copy.status = changes.get("status", self.status)
+        copy.output = changes.get("output", self.output)
+        copy.error = changes.get("error", self.error)
+        copy.children = changes.get("children", self.children)
+        copy.history = changes.get("history", self.history)
+        same_nodes = copy.nodes is self.nodes
+        copy._value = self._value if same_nodes else None
+        copy._tags = self._tags if same_nodes else None
+        copy._node_set = self._node_set if same_nodes else None
+        return copy
+
+    @property
+    def node_set(self) -> frozenset[Node]:
+        if self._node_set is None:
+            self._node_set = frozenset(self.nodes)
+        return self._node_set
+
+    @property
+    def value(self) -> StateValue:
+        """The state value: a string for one atomic child, else a nested dict."""
+        if self._value is None:
+            self._value = state_value(self.machine, self.nodes)
+        return self._value
+
+    @property
+    def tags(self) -> frozenset[str]:
+        if self._tags is None:
+            self._tags = frozenset(tag for node in self.nodes for tag in node.tags)
+        return self._tags
+
+    def has_tag(self, tag: str) -> bool:
+        return tag in self.tags
+
+    def matches(self, value: StateValue) -> bool:
+        """XState's `snapshot.matches(parentStateValue)`."""
+        return matches_state(value, self.value)
+
+    def can(self, event: Mapping[str, Any] | str) -> bool:
+        """Whether `event` would select a transition that does something (XState's `can`)."""
+        from statekit.engine.algorithm import select_transitions
+
+        if isinstance(event, str):
+            event = {"type": event}
+        transitions = select_transitions(self, event)
+        return any(t.target is not None or t.actions for t in transitions)
+
+    def get_meta(self) -> dict[str, Any]:
+        """`{state id: meta}` of the active nodes that have meta."""
+        return {node.id: node.meta for node in self.nodes if node.meta is not None}
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-safe, persistable form (`restore_snapshot` reads it back)."""
+        return {
+            "value": self.value,
+            "context": self.context,
+            "status": self.status,
+            "output": self.output,
+            "error": self.error if _is_json_scalar(self.error) else str(self.error),
+            "tags": sorted(self.tags),
+            "children": {key: child.to_json() if child else None for key, child in self.children.items()},
+            "historyValue": {key: [{"id": node.id} for node in nodes] for key, nodes in self.history.items()},
+        }
+
+    def __repr__(self) -> str:
+        return f"<Snapshot {self.value!r} status={self.status}>"
+
+
+def _is_json_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def state_value(machine: Machine, nodes: tuple[Node, ...]) -> StateValue:
+    """XState's `getStateValue(root, _nodes)`: complete the set, then read the adjacency."""
+    from statekit.engine.algorithm import all_state_nodes
+
+    result = _value_from_adjacency(machine.root, _adjacency(dict.fromkeys(all_state_nodes(nodes))))
+    return result if isinstance(result, str) else _js_ordered(result)
+
+
+def _adjacency(nodes: Mapping[Node, None]) -> dict[Node, list[Node]]:
+    adjacency: dict[Node, list[Node]] = {}
+    for node in nodes:
+        adjacency.setdefault(node, [])
+        if node.parent is not None:
+            adjacency.setdefault(node.parent, []).append(node)
+    return adjacency
+
+
+def _value_from_adjacency(node: Node, adjacency: dict[Node, list[Node]]) -> StateValue:
+    children = adjacency.get(node)
+    if children is None:
+        return {}
+    if node.type == "compound":
+        if not children:
+            return {}
+        first = children[0]
+        if first.type in ("atomic", "final"):
+            return first.key
+    return {child.key: _value_from_adjacency(child, adjacency) for child in children}
+
+
+def _js_ordered(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    return {key: _js_ordered(value[key]) for key in js_keys(value)}
+
+
+def to_state_value(value: Any) -> Any:
+    """A dotted path becomes a nested state value (XState's `toStateValue`)."""
+    if isinstance(value, str):
+        path = to_state_path(value)
+        if len(path) == 1:
+            return path[0]
+        result: dict[str, Any] = {}
+        marker = result
+        for index in range(len(path) - 1):
+            if index == len(path) - 2:
+                marker[path[index]] = path[index + 1]
+            else:
+                inner: dict[str, Any] = {}
+                marker[path[index]] = inner
+                marker = inner
+        return result
+    return value
+
+
+def matches_state(parent_value: Any, child_value: Any) -> bool:
+    """XState's `matchesState(parentStateId, childStateId)`."""
+    parent = to_state_value(parent_value)
+    child = to_state_value(child_value)
+    if isinstance(child, str):
+        return isinstance(parent, str) and child == parent
+    if isinstance(parent, str):
+        return parent in child
+    return all(key in child and matches_state(parent[key], child[key]) for key in parent)
