@@ -56,7 +56,7 @@ def build_server(*, mode: str = "session", store: StateStore | None = None) -> S
     server: Server[Any] = Server("invoice-server", version="1.0.0")
     gate = Gate(
         INVOICE_WORKFLOW,
-        store=store or MemoryStore(),
+        store=store if store is not None else MemoryStore(),
         mode="handle" if mode == "handle" else "session",
         state_handle_key="invoice_id" if mode == "handle" else None,
     )

@@ -89,6 +89,3 @@ class MemoryStore:
         expires_at = None if self._ttl_seconds is None else self._clock() + self._ttl_seconds
         self._entries[handle] = (snapshot_json, version, expires_at)
         return version
-
-    def __len__(self) -> int:
-        return len(self._entries)
