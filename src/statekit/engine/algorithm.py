@@ -85,7 +85,13 @@ def _message(error: BaseException) -> str:
 
 
 def _active_children(node: Node, node_set: frozenset[Node]) -> list[Node]:
-    return [child for child in node.children.values() if child in node_set]
+    """The children XState's state value names: it completes the active set with defaults."""
+    if node.type == "parallel":
+        return node.regions
+    for child in node.children.values():
+        if child in node_set:
+            return [child]
+    return node.initial_target[:1]
 
 
 def transition_node(node: Node, snapshot: Snapshot, event: Event, node_set: frozenset[Node]) -> list[RuntimeTransition] | None:

@@ -153,6 +153,10 @@ class Machine:
                 )
             node.initial_target = [target]
         for transition in model.transitions:
+            if transition.kind == "on" and transition.event == "":
+                raise MachineDefinitionError(
+                    'Null events ("") cannot be specified as a transition key. Use `always: { ... }` instead.'
+                )
             runtime = self._runtime_transition(node, transition)
             if transition.kind == "always":
                 if node.always is None:
