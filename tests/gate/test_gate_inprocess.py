@@ -7,13 +7,13 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from gate_workflows import INVOICE, SHIPMENT
 from mcp import Client
 from mcp.server.lowlevel.server import Server
 
 import statekit
 from statekit.gate import Gate, GateCall, MemoryStore
 from statekit.gate.results import META_KEY
-from tests.gate.workflows import INVOICE, SHIPMENT
 
 LEGACY = "legacy"
 MODERN = "2026-07-28"
