@@ -1,0 +1,335 @@
+"""Differential tests: every oracle case runs through real XState and through statekit.
+
+`tests/oracle/trace.mjs` runs the whole corpus (`tests/oracle/cases/*.json`) through
+`xstate@5.33.3` in one node process; this module runs the same cases through statekit's pure
+API with the same named implementations (`tests/oracle/implementations.py`) and compares the
+traces step by step. XState is the reference: a difference is a statekit bug.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import statekit
+
+ORACLE_DIR = Path(__file__).parent / "oracle"
+CASE_FILES = sorted((ORACLE_DIR / "cases").glob("*.json"))
+#: The fields of a step that must match XState exactly.
+STEP_FIELDS = ("value", "context", "status", "tags", "output", "actions", "children")
+#: Words that mark a case as being about an error (XState may throw or report one).
+ERROR_CASE_MARKERS = ("error", "throws")
+
+
+def _load_cases() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = []
+    for path in CASE_FILES:
+        for case in json.loads(path.read_text(encoding="utf-8")):
+            cases.append({**case, "file": path.name})
+    return cases
+
+
+CASES = _load_cases()
+CASES_BY_NAME = {case["name"]: case for case in CASES}
+
+
+def _load_implementations() -> ModuleType:
+    # tests/oracle is not a package; load the shared implementations by path.
+    spec = importlib.util.spec_from_file_location(
+        "statekit_oracle_implementations", ORACLE_DIR / "implementations.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+IMPLEMENTATIONS = _load_implementations()
+
+
+def _unavailable(reason: str) -> None:
+    """Skip locally, but fail in CI: CI must never pass without the oracle."""
+    if os.environ.get("CI"):
+        pytest.fail(f"the XState oracle is required in CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def xstate_traces() -> dict[str, list[dict[str, Any]]]:
+    """XState's trace of every case, by case name, from one node run over the corpus."""
+    if not (ORACLE_DIR / "node_modules").is_dir():
+        _unavailable("tests/oracle/node_modules is missing; run `npm ci` in tests/oracle")
+    node = shutil.which("node")
+    if node is None:
+        _unavailable("node is not on PATH")
+    assert node is not None
+    completed = subprocess.run(
+        [node, str(ORACLE_DIR / "trace.mjs"), *map(str, CASE_FILES)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ORACLE_DIR,
+    )
+    if completed.returncode != 0:
+        pytest.fail(f"trace.mjs failed ({completed.returncode}):\n{completed.stderr}")
+    results = json.loads(completed.stdout)
+    return {result["name"]: result["steps"] for result in results}
+
+
+# -- statekit's side ----------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-shaped copy: mappings to dicts, sequences to lists, integral floats to ints."""
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # JSON.stringify(1.0) is "1"
+    return value
+
+
+def _actor_id(ref: Any) -> Any:
+    if isinstance(ref, Mapping):
+        return ref.get("id")
+    return getattr(ref, "id", ref)
+
+
+def _action_params(action_type: str, params: Any) -> Any:
+    """The comparable part of an action's params, made like `actionParams` in trace.mjs."""
+    if params is None:
+        return None
+    if not isinstance(params, Mapping):
+        return _plain(params)
+    rest = dict(params)
+    if action_type == "xstate.sendTo":
+        target_id = rest.pop("targetId", None)
+        to = rest.pop("to", None)
+        return _plain({"to": target_id if target_id is not None else _actor_id(to), **rest})
+    if action_type == "xstate.spawnChild":
+        rest.pop("actorRef", None)
+        return _plain(rest)
+    if action_type == "xstate.stopChild":
+        ref = rest.get("actorRef", rest.get("id"))
+        return {"actorRef": _actor_id(ref)}
+    return _plain(rest)
+
+
+def _describe_step(event: Mapping[str, Any], snapshot: Any, actions: list[Any]) -> dict[str, Any]:
+    return {
+        "event": dict(event),
+        "value": _plain(snapshot.value),
+        "context": _plain(snapshot.context),
+        "status": snapshot.status,
+        "tags": sorted(snapshot.tags),
+        "output": _plain(snapshot.output),
+        "actions": [action.type for action in actions],
+        "action_params": [_action_params(action.type, action.params) for action in actions],
+        "children": sorted(snapshot.children),
+    }
+
+
+def _error_message(error: Exception) -> str:
+    return str(error) or type(error).__name__
+
+
+def statekit_trace(case: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The same trace as trace.mjs's `runCase`, produced by statekit."""
+    init_event = {"type": "xstate.init"}
+    steps: list[dict[str, Any]] = []
+    try:
+        machine = IMPLEMENTATIONS.setup_for_case(case.get("guards")).create_machine(case["config"])
+        snapshot, actions = statekit.initial_transition(machine, input=case.get("input"))
+        steps.append(_describe_step(init_event, snapshot, actions))
+    except Exception as error:  # the trace records any failure, as trace.mjs does
+        steps.append({"event": init_event, "error": _error_message(error)})
+        return steps
+    for event in case.get("events", []):
+        try:
+            snapshot, actions = statekit.transition(machine, snapshot, dict(event))
+            steps.append(_describe_step(event, snapshot, actions))
+        except Exception as error:
+            steps.append({"event": event, "error": _error_message(error)})
+            break
+    return steps
+
+
+# -- comparison ---------------------------------------------------------------------------
+
+
+def _canonical(value: Any) -> str:
+    # Compares as JSON does: `true` is not `1`, key order does not matter.
+    return json.dumps(_plain(value), sort_keys=True)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _step_differences(
+    expected: Mapping[str, Any], actual: Mapping[str, Any], fields: tuple[str, ...]
+) -> list[str]:
+    if "error" in expected or "error" in actual:
+        if "error" in expected and "error" in actual:
+            return []  # both refused the step; the wording is not compared
+        if "error" in expected:
+            return [
+                f"XState threw {expected['error']!r}, statekit did not: {_show({k: actual.get(k) for k in fields})}"
+            ]
+        return [
+            f"statekit threw {actual['error']!r}, XState did not: {_show({k: expected.get(k) for k in fields})}"
+        ]
+    return [
+        f"{field}: XState {_show(expected.get(field))} | statekit {_show(actual.get(field))}"
+        for field in fields
+        if _canonical(expected.get(field)) != _canonical(actual.get(field))
+    ]
+
+
+def _trace_report(
+    case: Mapping[str, Any],
+    expected: list[dict[str, Any]],
+    actual: list[dict[str, Any]],
+    fields: tuple[str, ...],
+) -> str | None:
+    """None when the traces agree on `fields`, else a readable report of every difference."""
+    lines: list[str] = []
+    for index in range(max(len(expected), len(actual))):
+        event_type = (expected[index] if index < len(expected) else actual[index])["event"]["type"]
+        where = f"step {index} ({event_type})"
+        if index >= len(expected):
+            lines.append(f"{where}: statekit has this step, XState stopped before it")
+            continue
+        if index >= len(actual):
+            lines.append(f"{where}: XState has this step, statekit stopped before it")
+            continue
+        lines.extend(
+            f"{where}: {difference}"
+            for difference in _step_differences(expected[index], actual[index], fields)
+        )
+    if not lines:
+        return None
+    header = f"case {case['name']!r} ({case['file']}) differs from XState:"
+    return "\n".join([header, *("  " + line for line in lines)])
+
+
+def _case_param(case: Mapping[str, Any]) -> Any:
+    return pytest.param(case["name"], id=case["name"])
+
+
+@pytest.mark.parametrize("name", [_case_param(case) for case in CASES])
+def test_case_matches_xstate(name: str, xstate_traces: dict[str, list[dict[str, Any]]]) -> None:
+    case = CASES_BY_NAME[name]
+    report = _trace_report(case, xstate_traces[name], statekit_trace(case), STEP_FIELDS)
+    if report is not None:
+        pytest.fail(report, pytrace=False)
+
+
+@pytest.mark.parametrize("name", [_case_param(case) for case in CASES])
+def test_action_params_match_xstate(
+    name: str, xstate_traces: dict[str, list[dict[str, Any]]]
+) -> None:
+    """Action params, on the steps where both engines report the same action types."""
+    case = CASES_BY_NAME[name]
+    expected = xstate_traces[name]
+    actual = statekit_trace(case)
+    comparable = [
+        (expected_step, actual_step)
+        for expected_step, actual_step in zip(expected, actual, strict=False)
+        if "actions" in expected_step
+        and "actions" in actual_step
+        and expected_step["actions"] == actual_step["actions"]
+    ]
+    report = _trace_report(
+        case,
+        [expected_step for expected_step, _ in comparable],
+        [actual_step for _, actual_step in comparable],
+        ("action_params",),
+    )
+    if report is not None:
+        pytest.fail(report, pytrace=False)
+
+
+# -- the corpus itself --------------------------------------------------------------------
+
+
+def test_corpus_names_are_unique() -> None:
+    names = [case["name"] for case in CASES]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    assert duplicates == []
+
+
+def test_corpus_cases_are_well_formed() -> None:
+    allowed = {"name", "config", "events", "input", "guards", "file"}
+    problems = [
+        case["name"]
+        for case in CASES
+        if set(case) - allowed
+        or not isinstance(case.get("config"), dict)
+        or not all(
+            isinstance(event, dict) and isinstance(event.get("type"), str)
+            for event in case["events"]
+        )
+        or not all(isinstance(value, bool) for value in case.get("guards", {}).values())
+    ]
+    assert problems == []
+    assert len(CASES) >= 170
+
+
+def test_xstate_runs_every_case_not_about_errors_cleanly(
+    xstate_traces: dict[str, list[dict[str, Any]]],
+) -> None:
+    """A case that is not about an error must not be one by accident (a config typo)."""
+    assert set(xstate_traces) == set(CASES_BY_NAME)
+    accidental = [
+        name
+        for name, steps in xstate_traces.items()
+        if not any(marker in name for marker in ERROR_CASE_MARKERS)
+        and any("error" in step or step.get("status") == "error" for step in steps)
+    ]
+    assert accidental == []
+    assert all(
+        len(steps) == 1 + len(CASES_BY_NAME[name]["events"])
+        for name, steps in xstate_traces.items()
+        if not any("error" in step for step in steps)
+    )
+
+
+def test_implementations_are_mirrored() -> None:
+    """implementations.py and implementations.mjs define the same names."""
+    source = (ORACLE_DIR / "implementations.mjs").read_text(encoding="utf-8")
+    for table in (
+        IMPLEMENTATIONS.GUARDS,
+        IMPLEMENTATIONS.ACTIONS,
+        IMPLEMENTATIONS.DELAYS,
+        IMPLEMENTATIONS.ACTORS,
+    ):
+        for name in table:
+            assert f"  {name}: " in source, f"{name} is missing from implementations.mjs"
+    js_names = {
+        line.strip().split(":")[0]
+        for line in source.splitlines()
+        if line.startswith("  ")
+        and not line.startswith("   ")
+        and ":" in line
+        and not line.strip().startswith("//")
+    }
+    python_names = {
+        *IMPLEMENTATIONS.GUARDS,
+        *IMPLEMENTATIONS.ACTIONS,
+        *IMPLEMENTATIONS.DELAYS,
+        *IMPLEMENTATIONS.ACTORS,
+    }
+    assert js_names == python_names
