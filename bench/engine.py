@@ -4,10 +4,11 @@
     python bench/engine.py --peers statekit-actor,xstate-actor --machines flat
 
 Every (peer, machine) pair runs in its own subprocess, one after another, so no peer warms
-or pollutes another's interpreter. Each worker (bench/peers/harness.py, bench/node/peer.mjs)
-checks the peer against the machine's expected trace, warms up, sizes a repeat to about
-``--seconds``, keeps the best of ``--repeats`` repeats and checks the final state after each.
-The Markdown report goes to stdout, progress to stderr. The exit status is 1 if any peer
+or pollutes another's interpreter; ``--rounds`` passes over all peers interleave them, so a
+burst of load from elsewhere does not land on one peer only. Each worker
+(bench/peers/harness.py, bench/node/peer.mjs) checks the peer against the machine's expected
+trace, warms up, sizes a repeat to about ``--seconds``, times ``--repeats`` repeats and checks
+the final state after each; the best repeat over all rounds is reported. The Markdown report goes to stdout, progress to stderr. The exit status is 1 if any peer
 failed its checks or could not run.
 """
 
@@ -103,6 +104,18 @@ def run_worker(peer: PeerSpec, machine: str, args: argparse.Namespace) -> dict[s
     return result
 
 
+def merge_rounds(previous: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """Keep the best round of a peer; any failed round fails the peer."""
+    if previous is None:
+        return new
+    if "error" in previous:
+        return previous
+    if "error" in new:
+        return new
+    best = previous if previous["events_per_second"] >= new["events_per_second"] else new
+    return {**best, "repeats": previous["repeats"] + new["repeats"]}
+
+
 def _rate(results: dict[str, dict[str, Any]], key: str) -> float | None:
     value = results.get(key, {}).get("events_per_second")
     return float(value) if value is not None else None
@@ -174,7 +187,23 @@ def goal_lines(all_results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
     return [*lines, ""] if len(lines) > 2 else []
 
 
-def environment_lines(command: str, elapsed: float) -> list[str]:
+def statekit_revision() -> str:
+    """The commit the statekit figures belong to, flagged when the engine has local edits."""
+
+    def git(*arguments: str) -> str:
+        completed = subprocess.run(
+            ["git", *arguments], cwd=BENCH.parent, capture_output=True, text=True
+        )
+        return completed.stdout.strip() if completed.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD")
+    if not commit:
+        return "not a git checkout"
+    dirty = git("status", "--porcelain", "--", "src/statekit/engine", "src/statekit/model")
+    return f"commit {commit}" + (" + uncommitted engine changes" if dirty else "")
+
+
+def environment_lines(command: str, elapsed: float, load_before: float) -> list[str]:
     """Where and how the figures were measured."""
     node_version = "absent"
     if shutil.which("node"):
@@ -183,10 +212,12 @@ def environment_lines(command: str, elapsed: float) -> list[str]:
         ).stdout.strip()
     return [
         f"- command: `{command}`",
+        f"- statekit: {statekit_revision()}",
         f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
         f"- machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()}; "
         f"CPython {platform.python_version()}, node {node_version}",
-        f"- total run time: {elapsed:.0f} s",
+        f"- total run time: {elapsed:.0f} s; 1-minute load average {load_before:.2f} before, "
+        f"{os.getloadavg()[0]:.2f} after",
         "",
     ]
 
@@ -199,7 +230,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--seconds", type=float, default=0.5, help="target duration of one repeat (default 0.5)"
     )
-    parser.add_argument("--repeats", type=int, default=5, help="timed repeats, best kept")
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="timed repeats per round (default 2)"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds over all peers, best kept (default 3)"
+    )
     parser.add_argument(
         "--peers", default=",".join(p.key for p in PEERS), help="comma-separated peer keys"
     )
@@ -219,18 +255,27 @@ def main(argv: list[str] | None = None) -> int:
     machines = args.machines.split(",")
     node_problem = ensure_node_modules() if any(p.runtime == "node" for p in peers) else None
 
-    all_results: dict[str, dict[str, dict[str, Any]]] = {}
-    for machine in machines:
-        all_results[machine] = {}
-        for peer in peers:
-            print(f"{machine:7} {peer.key:22}", end=" ", file=sys.stderr, flush=True)
-            if peer.runtime == "node" and node_problem:
-                result: dict[str, Any] = {"error": node_problem}
-            else:
-                result = run_worker(peer, machine, args)
-            all_results[machine][peer.key] = result
-            rate = result.get("events_per_second")
-            print(f"{rate:>14,.0f} ev/s" if rate else result.get("error"), file=sys.stderr)
+    load_before = os.getloadavg()[0]
+    all_results: dict[str, dict[str, dict[str, Any]]] = {m: {} for m in machines}
+    # Rounds interleave the peers, so that a burst of load from elsewhere on the machine
+    # hits every peer alike instead of one peer's whole measurement.
+    for round_number in range(1, args.rounds + 1):
+        for machine in machines:
+            for peer in peers:
+                print(
+                    f"round {round_number}/{args.rounds} {machine:7} {peer.key:22}",
+                    end=" ",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                if peer.runtime == "node" and node_problem:
+                    result: dict[str, Any] = {"error": node_problem}
+                else:
+                    result = run_worker(peer, machine, args)
+                previous = all_results[machine].get(peer.key)
+                all_results[machine][peer.key] = merge_rounds(previous, result)
+                rate = result.get("events_per_second")
+                print(f"{rate:>14,.0f} ev/s" if rate else result.get("error"), file=sys.stderr)
 
     elapsed = time.perf_counter() - started
     command = " ".join(["python", "bench/engine.py", *(argv if argv is not None else sys.argv[1:])])
@@ -238,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         name: json.loads((BENCH / "machines" / f"{name}.json").read_text())["title"]
         for name in machines
     }
-    report = environment_lines(command, elapsed)
+    report = environment_lines(command, elapsed, load_before)
     for machine in machines:
         report += machine_table(titles[machine], all_results[machine], [p.key for p in peers])
     report += goal_lines(all_results)
