@@ -350,3 +350,55 @@ async def test_every_error_code_the_server_produces_is_provoked(endpoint: str) -
             (await http.post(endpoint, json=huge, headers=good)).json()["error"]["code"]
         )  # payload_too_large
     assert provoked == SERVER_ERROR_CODES
+
+
+async def test_a_slow_tool_does_not_stall_other_requests(
+    demo_tools: dict[str, ToolSpec], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tools run in worker threads: while one call blocks, the server keeps answering."""
+    import asyncio
+    import threading
+
+    from statekit.tools import registry
+
+    entered = threading.Event()
+    release = threading.Event()
+
+    def blocking(arguments: dict[str, Any]) -> dict[str, Any]:
+        entered.set()
+        if not release.wait(timeout=30):
+            raise TimeoutError("the test never released the tool")
+        return {"text": arguments["text"], "length": len(arguments["text"])}
+
+    slow = ToolSpec(
+        name="demo_blocking",
+        title="Blocks until released",
+        description="Waits on an event.",
+        input_schema=demo_tools["demo_echo"].input_schema,
+        output_schema=demo_tools["demo_echo"].output_schema,
+        function=blocking,
+    )
+    monkeypatch.setitem(registry._REGISTRY, slow.name, slow)
+    try:
+        app = build_http_app(
+            create_server(tools=["demo_blocking", "demo_echo"]),
+            access=AccessPolicy(None),
+            allowed_hosts=default_allowed_hosts("127.0.0.1"),
+        )
+        async with (
+            serving(app) as url,
+            Client(url, mode=MODERN) as first,
+            Client(url, mode=MODERN) as second,
+        ):
+            pending = asyncio.create_task(first.call_tool("demo_blocking", {"text": "slow"}))
+            async with asyncio.timeout(10):
+                while not entered.is_set():
+                    await asyncio.sleep(0.01)
+            quick = await second.call_tool("demo_echo", {"text": "quick"})
+            assert not pending.done()
+            release.set()
+            slow_result = await pending
+        assert quick.structured_content == {"text": "quick", "length": 5}
+        assert slow_result.structured_content == {"text": "slow", "length": 4}
+    finally:
+        release.set()
