@@ -1,0 +1,1 @@
+"""Analyses over the canonical model: validation (and, later, paths, coverage, diff, patches)."""

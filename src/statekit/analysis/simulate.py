@@ -1,0 +1,144 @@
+"""Run a sequence of events through a machine and report every step, as XState would."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from statekit.analysis.validate import validate_model
+from statekit.engine.api import initial_transition, transition
+from statekit.engine.implementations import ActionArgs, Implementations
+from statekit.engine.machine import Machine
+from statekit.engine.snapshot import Snapshot
+from statekit.errors import EngineError, MachineDefinitionError, ToolError
+from statekit.model.core import Action, EnqueueBranch, MachineModel
+
+MAX_EVENTS = 100
+ENGINE_INFO = {"engine": "statekit", "semantics": "xstate@5", "referenceVersion": "5.33.3"}
+
+
+def normalize_events(events: Any) -> list[dict[str, Any]]:
+    """`[{type, ...payload} | "TYPE"]` -> event objects; `invalid_input` on anything else."""
+    if events is None:
+        return []
+    if not isinstance(events, list):
+        raise ToolError("invalid_input", "`events` must be a list of event objects or event type strings")
+    if len(events) > MAX_EVENTS:
+        raise ToolError("invalid_input", f"at most {MAX_EVENTS} events per simulation; got {len(events)}")
+    result: list[dict[str, Any]] = []
+    for index, event in enumerate(events):
+        if isinstance(event, str):
+            event = {"type": event}
+        if not isinstance(event, Mapping) or not isinstance(event.get("type"), str) or not event["type"]:
+            raise ToolError("invalid_input", f"events[{index}] must be an event type or an object with a non-empty string `type`")
+        if event["type"] == "*":
+            raise ToolError("invalid_input", f"events[{index}]: an event cannot have the wildcard type ('*')")
+        result.append(dict(event))
+    return result
+
+
+def _guard_names(model: MachineModel) -> set[str]:
+    names: set[str] = set()
+
+    def from_items(items: tuple[Action | EnqueueBranch, ...]) -> None:
+        for item in items:
+            if isinstance(item, Action):
+                from_items(item.enqueued)
+            else:
+                names.update(item.guard.names())
+                from_items(item.then)
+                from_items(item.otherwise)
+
+    for node in model.root.walk():
+        for transition_model in node.transitions:
+            if transition_model.guard is not None:
+                names.update(transition_model.guard.names())
+            from_items(transition_model.actions)
+        from_items(node.entry)
+        from_items(node.exit)
+    return names
+
+
+def _actor_names(model: MachineModel) -> set[str]:
+    names = {invoke.src for node in model.root.walk() for invoke in node.invoke}
+
+    def from_actions(actions: tuple[Action | EnqueueBranch, ...]) -> None:
+        for item in actions:
+            if isinstance(item, Action):
+                if item.type == "xstate.spawnChild" and isinstance(item.fields.get("src"), str):
+                    names.add(item.fields["src"])
+                from_actions(item.enqueued)
+            else:
+                from_actions(item.then)
+                from_actions(item.otherwise)
+
+    for node in model.root.walk():
+        from_actions(node.entry)
+        from_actions(node.exit)
+        for transition_model in node.transitions:
+            from_actions(transition_model.actions)
+    return names
+
+
+def _constant(value: bool) -> Any:
+    def guard(args: ActionArgs, params: Any) -> bool:
+        return value
+
+    return guard
+
+
+def build_simulation_machine(model: MachineModel, guards: Mapping[str, bool] | None) -> tuple[Machine, dict[str, Any]]:
+    """The machine with static guard results and assumed actors, and what was assumed."""
+    supplied = dict(guards or {})
+    for name, value in supplied.items():
+        if not isinstance(value, bool):
+            raise ToolError("invalid_input", f"guards.{name} must be true or false")
+    used = _guard_names(model)
+    assumed = sorted(used - supplied.keys())
+    actors = sorted(_actor_names(model))
+    implementations = Implementations(
+        guards={name: _constant(supplied.get(name, True)) for name in used | supplied.keys()},
+        actors={name: {"assumed": True} for name in actors},
+    )
+    try:
+        machine = Machine(model, implementations)
+    except MachineDefinitionError as error:
+        issues = [i.to_json() for i in validate_model(model) if i.severity == "error"]
+        raise ToolError("invalid_input", f"the machine cannot run: {error.message}", {"issues": issues}) from None
+    normalization = {"assumedGuards": assumed, "assumedActors": actors, "format": "xstate-config"}
+    return machine, normalization
+
+
+def step_record(event: Mapping[str, Any], snapshot: Snapshot, action_types: list[str]) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "event": dict(event),
+        "value": snapshot.value,
+        "context": snapshot.context,
+        "status": snapshot.status,
+        "tags": sorted(snapshot.tags),
+        "output": snapshot.output if snapshot.status == "done" else None,
+        "actions": action_types,
+    }
+    if snapshot.status == "error" and snapshot.error is not None:
+        record["error"] = str(snapshot.error)
+    return record
+
+
+def simulate(model: MachineModel, events: Sequence[Mapping[str, Any]], input_value: Any = None,
+             guards: Mapping[str, bool] | None = None) -> dict[str, Any]:
+    """Run `events` and return `{steps, normalization, execution}`."""
+    machine, normalization = build_simulation_machine(model, guards)
+    snapshot, actions = initial_transition(machine, input_value)
+    steps = [step_record({"type": "xstate.init"}, snapshot, [a.type for a in actions])]
+    stopped: str | None = None
+    for event in events:
+        try:
+            snapshot, actions = transition(machine, snapshot, event)
+        except EngineError as error:
+            errored = snapshot.clone(status="error", error=str(error))
+            steps.append(step_record(event, errored, []))
+            stopped = f"the machine threw on event '{event['type']}': {error}"
+            break
+        steps.append(step_record(event, snapshot, [a.type for a in actions]))
+    execution = {**ENGINE_INFO, "eventsProcessed": len(steps) - 1, "eventsGiven": len(events), "stopped": stopped}
+    return {"steps": steps, "normalization": normalization, "execution": execution}

@@ -1,0 +1,82 @@
+"""Reading a tool's `machine` argument: a config object, or JSON / YAML text.
+
+Everything here runs before any real work and turns bad input into `invalid_input`
+with a clear message. Later format readers (SCXML, Mermaid, ...) join `load_machine_document`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from statekit.errors import MachineDefinitionError, ToolError
+from statekit.model import MachineModel, parse_machine
+
+MAX_NESTING = 200
+
+
+def _check_nesting(value: Any, limit: int = MAX_NESTING) -> None:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > limit:
+            raise ToolError("invalid_input", f"the machine nests deeper than {limit} levels")
+        if isinstance(current, Mapping):
+            stack.extend((item, depth + 1) for item in current.values())
+        elif isinstance(current, list):
+            stack.extend((item, depth + 1) for item in current)
+
+
+def load_text(text: str) -> Any:
+    """Parse JSON, or else YAML (safe loader, no aliases: they can expand exponentially)."""
+    stripped = text.strip()
+    if not stripped:
+        raise ToolError("invalid_input", "the machine text is empty")
+    json_error: json.JSONDecodeError | None = None
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError as error:
+        json_error = error
+    except RecursionError:
+        raise ToolError("invalid_input", f"the machine nests deeper than {MAX_NESTING} levels") from None
+    try:
+        for event in yaml.parse(stripped, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise ToolError("invalid_input", "YAML aliases (*name) are not accepted in machine documents")
+        return yaml.safe_load(stripped)
+    except yaml.YAMLError as error:
+        if stripped[0] in "{[":
+            raise ToolError("invalid_input", f"invalid JSON at line {json_error.lineno}, column {json_error.colno}: "
+                            f"{json_error.msg}") from None
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or "not valid JSON or YAML"
+        raise ToolError("invalid_input", f"the machine is not valid JSON or YAML{where}: {problem}") from None
+    except RecursionError:
+        raise ToolError("invalid_input", f"the machine nests deeper than {MAX_NESTING} levels") from None
+
+
+def load_machine_document(machine: Any) -> Any:
+    """The machine argument as config data (`{"machine": config}` unwrapped later by the parser)."""
+    if isinstance(machine, str):
+        machine = load_text(machine)
+    if not isinstance(machine, Mapping):
+        raise ToolError("invalid_input", "`machine` must be a machine config object, or JSON or YAML text of one")
+    _check_nesting(machine)
+    return machine
+
+
+def load_model(machine: Any) -> MachineModel:
+    """Parse the machine argument into the model, or raise `invalid_input` naming the path."""
+    document = load_machine_document(machine)
+    try:
+        return parse_machine(document)
+    except MachineDefinitionError as error:
+        raise ToolError(
+            "invalid_input",
+            f"invalid machine config: {error}",
+            {"issues": [{"code": "invalid_config", "severity": "error", "message": error.message, "path": error.path}]},
+        ) from None

@@ -1,0 +1,211 @@
+"""`validate_machine` and `simulate_machine`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from statekit.analysis.simulate import MAX_EVENTS, normalize_events, simulate
+from statekit.analysis.validate import ISSUE_CODES, SuppliedImplementations, summarize, validate_model
+from statekit.errors import MachineDefinitionError, ToolError
+from statekit.model import parse_machine
+from statekit.tools.inputs import load_machine_document, load_model
+from statekit.tools.registry import ToolSpec, register
+
+JSON_VALUE: dict[str, Any] = {}  # any JSON value
+
+MACHINE_ARGUMENT: dict[str, Any] = {
+    "description": "The machine: an XState v5 config object (or {\"machine\": config}), or JSON or YAML text of one.",
+    "anyOf": [{"type": "object"}, {"type": "string"}],
+}
+
+ISSUE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string", "enum": sorted(ISSUE_CODES)},
+        "severity": {"type": "string", "enum": ["error", "warning"]},
+        "message": {"type": "string"},
+        "path": {"type": "string", "description": "Config path of the problem, e.g. states.a.on.GO[0]; '' is the root."},
+    },
+    "required": ["code", "severity", "message", "path"],
+    "additionalProperties": False,
+}
+
+_NAME_LIST: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+
+
+def _validate(arguments: dict[str, Any]) -> dict[str, Any]:
+    if "machine" not in arguments:
+        raise ToolError("invalid_input", "`machine` is required")
+    supplied = _supplied(arguments.get("implementations"))
+    document = load_machine_document(arguments["machine"])
+    try:
+        model = parse_machine(document)
+    except MachineDefinitionError as error:
+        return {"ok": False, "issues": [{"code": "invalid_config", "severity": "error",
+                                         "message": error.message, "path": error.path}]}
+    return summarize(validate_model(model, supplied))
+
+
+def _supplied(value: Any) -> SuppliedImplementations:
+    if value is None:
+        return SuppliedImplementations()
+    if not isinstance(value, dict):
+        raise ToolError("invalid_input", "`implementations` must be an object of name lists")
+    lists: dict[str, frozenset[str]] = {}
+    for key in ("guards", "actions", "delays", "actors"):
+        names = value.get(key, [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ToolError("invalid_input", f"implementations.{key} must be a list of names")
+        lists[key] = frozenset(names)
+    return SuppliedImplementations(**lists)
+
+
+def _validate_summary(result: dict[str, Any]) -> str:
+    issues = result["issues"]
+    errors = sum(1 for i in issues if i["severity"] == "error")
+    warnings = len(issues) - errors
+    head = "valid" if result["ok"] else "invalid"
+    lines = [f"Machine is {head}: {errors} error(s), {warnings} warning(s)."]
+    lines.extend(f"- {i['severity']} {i['code']} at {i['path'] or '(root)'}: {i['message']}" for i in issues[:20])
+    if len(issues) > 20:
+        lines.append(f"... and {len(issues) - 20} more")
+    return "\n".join(lines)
+
+
+register(
+    ToolSpec(
+        name="validate_machine",
+        title="Validate a state machine",
+        description=(
+            "Checks a machine's syntax and graph structure deterministically: unknown or ambiguous targets, "
+            "missing initial states, invalid event descriptors, duplicate ids, final and history misuse, "
+            "unreachable states, eventless loops, unknown built-ins, and named implementations not supplied. "
+            "It does not execute the machine; use simulate_machine for behaviour."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "machine": MACHINE_ARGUMENT,
+                "implementations": {
+                    "type": "object",
+                    "description": "Names of the implementations you will supply; others are reported as warnings.",
+                    "properties": {"guards": _NAME_LIST, "actions": _NAME_LIST, "delays": _NAME_LIST, "actors": _NAME_LIST},
+                    "additionalProperties": False,
+                },
+            },
+            "required": ["machine"],
+            "additionalProperties": False,
+        },
+        output_schema={
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}, "issues": {"type": "array", "items": ISSUE_SCHEMA}},
+            "required": ["ok", "issues"],
+            "additionalProperties": False,
+        },
+        function=_validate,
+        summarize=_validate_summary,
+    )
+)
+
+
+def _simulate(arguments: dict[str, Any]) -> dict[str, Any]:
+    if "machine" not in arguments:
+        raise ToolError("invalid_input", "`machine` is required")
+    events = normalize_events(arguments.get("events"))
+    guards = arguments.get("guards")
+    if guards is not None and not isinstance(guards, dict):
+        raise ToolError("invalid_input", "`guards` must map guard names to true or false")
+    model = load_model(arguments["machine"])
+    return simulate(model, events, arguments.get("input"), guards)
+
+
+def _simulate_summary(result: dict[str, Any]) -> str:
+    lines = []
+    for step in result["steps"]:
+        value = step["value"]
+        actions = f" actions: {', '.join(step['actions'])}" if step["actions"] else ""
+        lines.append(f"{step['event']['type']} -> {value} ({step['status']}){actions}")
+    assumed = result["normalization"]["assumedGuards"]
+    if assumed:
+        lines.append(f"Assumed true: {', '.join(assumed)}")
+    if result["execution"]["stopped"]:
+        lines.append(f"Stopped: {result['execution']['stopped']}")
+    return "\n".join(lines)
+
+
+STEP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"]},
+        "value": {"anyOf": [{"type": "string"}, {"type": "object"}]},
+        "context": JSON_VALUE,
+        "status": {"type": "string", "enum": ["active", "done", "error", "stopped"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "output": JSON_VALUE,
+        "actions": {"type": "array", "items": {"type": "string"}},
+        "error": {"type": "string"},
+    },
+    "required": ["event", "value", "context", "status", "tags", "output", "actions"],
+}
+
+register(
+    ToolSpec(
+        name="simulate_machine",
+        title="Simulate events through a state machine",
+        description=(
+            f"Runs up to {MAX_EVENTS} events through a machine with XState v5 semantics and returns a step-by-step "
+            "trace: state value, context, status, tags, output and the executable actions of each step. Named "
+            "guards take the boolean given in `guards` (default true, listed in normalization.assumedGuards). "
+            "Feed delayed and actor events yourself, e.g. xstate.after.1000.<stateId> or xstate.done.actor.<id>."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "machine": MACHINE_ARGUMENT,
+                "events": {
+                    "type": "array",
+                    "maxItems": MAX_EVENTS,
+                    "items": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"type": {"type": "string"}},
+                                                              "required": ["type"]}]},
+                },
+                "input": {"description": "The machine input, given to the xstate.init event."},
+                "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
+                           "description": "Static results for named guards."},
+            },
+            "required": ["machine", "events"],
+            "additionalProperties": False,
+        },
+        output_schema={
+            "type": "object",
+            "properties": {
+                "steps": {"type": "array", "items": STEP_SCHEMA},
+                "normalization": {
+                    "type": "object",
+                    "properties": {
+                        "assumedGuards": {"type": "array", "items": {"type": "string"}},
+                        "assumedActors": {"type": "array", "items": {"type": "string"}},
+                        "format": {"type": "string"},
+                    },
+                    "required": ["assumedGuards"],
+                },
+                "execution": {
+                    "type": "object",
+                    "properties": {
+                        "engine": {"type": "string"},
+                        "semantics": {"type": "string"},
+                        "referenceVersion": {"type": "string"},
+                        "eventsProcessed": {"type": "integer"},
+                        "eventsGiven": {"type": "integer"},
+                        "stopped": {"type": ["string", "null"]},
+                    },
+                    "required": ["engine", "eventsProcessed"],
+                },
+            },
+            "required": ["steps", "normalization", "execution"],
+        },
+        function=_simulate,
+        summarize=_simulate_summary,
+    )
+)
+
+__all__ = ["load_model"]
