@@ -111,7 +111,7 @@ def build_server(*, mode: str = "session", store: StateStore | None = None) -> S
             # An isError result fires nothing: the invoice stays a draft.
             return _error("The invoice has no line items; add one with add_line_item first.")
         invoice["log"].append("submitted")
-        return f"Invoice submitted for review (total {sum(l['amount'] for l in invoice['lines'])} EUR)."
+        return f"Invoice submitted for review (total {sum(line['amount'] for line in invoice['lines'])} EUR)."
 
     @gate.tool(
         description="Approve the invoice under review so that it can be paid.",

@@ -4,32 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 
 import pytest
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for_port(port: int, process: subprocess.Popen[bytes], attempts: int = 500) -> None:
-    """Block until something accepts connections on `port` (or the process died)."""
-    for _ in range(attempts):
-        if process.poll() is not None:
-            raise RuntimeError(f"process exited with {process.returncode} before listening")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.02)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
+from gate_helpers import free_port, wait_for_port
 
 
 @pytest.fixture(scope="session")

@@ -16,11 +16,11 @@ __all__ = [
     "Gate",
     "GateCall",
     "GateConfigError",
-    "WorkflowKey",
-    "authenticated_principal",
     "MemoryStore",
     "RedisStore",
     "SQLiteStore",
     "StateStore",
     "StoreConflict",
+    "WorkflowKey",
+    "authenticated_principal",
 ]

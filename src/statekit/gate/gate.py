@@ -104,10 +104,6 @@ def _default_event_data(arguments: dict[str, Any], result: types.CallToolResult)
     return {"arguments": arguments}
 
 
-def _is_machine(workflow: Any) -> bool:
-    return hasattr(workflow, "model") and not isinstance(workflow, Mapping)
-
-
 class Gate:
     """FSM state gating for one MCP server; see the module docstring and `docs/gate.md`."""
 
@@ -132,7 +128,9 @@ class Gate:
             raise GateConfigError("state_handle_key is only used with mode='handle'")
         if lease_seconds <= 0:
             raise GateConfigError("lease_seconds must be positive")
-        self.machine: Any = workflow if _is_machine(workflow) else statekit.create_machine(dict(workflow))
+        self.machine: statekit.Machine = (
+            workflow if isinstance(workflow, statekit.Machine) else statekit.create_machine(dict(workflow))
+        )
         self.mode: GateMode = mode
         self.state_handle_key = state_handle_key
         self.store: StateStore = store if store is not None else MemoryStore()
