@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -164,3 +166,58 @@ def test_port_in_use_exits_1(tmp_path: Path) -> None:
         completed = run_command("--http", "--auth", "none", "--port", str(port))
     assert completed.returncode == 1
     assert "cannot listen" in completed.stderr
+
+
+async def test_stdio_serves_a_2025_06_18_client_speaking_raw_json_rpc() -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(LAUNCHER),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+
+    async def send(message: dict[str, object]) -> None:
+        assert process.stdin is not None
+        process.stdin.write((json.dumps(message) + "\n").encode())
+        await process.stdin.drain()
+
+    async def receive() -> dict[str, Any]:
+        assert process.stdout is not None
+        async with asyncio.timeout(30):
+            reply: dict[str, Any] = json.loads(await process.stdout.readline())
+        return reply
+
+    try:
+        await send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        initialized = await receive()
+        assert initialized["result"]["protocolVersion"] == "2025-06-18"
+        await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "demo_echo", "arguments": {"text": "raw"}},
+            }
+        )
+        called = await receive()
+        assert called["id"] == 2
+        assert called["result"]["structuredContent"] == {"text": "raw", "length": 3}
+        assert called["result"]["isError"] is False
+    finally:
+        process.stdin.close()
+        async with asyncio.timeout(15):
+            await process.wait()
