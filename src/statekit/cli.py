@@ -1,0 +1,158 @@
+"""The `statekit` command: a thin adapter over the tool registry (and the server)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from statekit.errors import ToolError
+
+
+def _read_source(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ToolError("invalid_input", f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ToolError("invalid_input", f"{path} is not UTF-8 text") from None
+
+
+def _parse_event(text: str) -> Any:
+    """`PLAY` or a JSON object such as `{"type": "SET", "value": 3}`."""
+    if text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ToolError("invalid_input", f"event {text!r} is not valid JSON: {error.msg}") from None
+    return text
+
+
+def _cmd_call(args: argparse.Namespace) -> int:
+    from statekit import tools
+
+    try:
+        arguments = json.loads(args.arguments) if args.arguments else {}
+    except json.JSONDecodeError as error:
+        raise ToolError("invalid_input", f"arguments are not valid JSON: {error.msg}") from None
+    if not isinstance(arguments, dict):
+        raise ToolError("invalid_input", "arguments must be a JSON object")
+    result = tools.call(args.tool, arguments)
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _cmd_tools(args: argparse.Namespace) -> int:
+    from statekit import tools
+
+    for name, spec in sorted(tools.tools().items()):
+        print(f"{name:32} {spec.title}")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from statekit import tools
+
+    result = tools.call("validate_machine", {"machine": _read_source(args.file)})
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        spec = tools.get("validate_machine")
+        assert spec.summarize is not None
+        print(spec.summarize(result))
+    return 0 if result["ok"] else 1
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from statekit import tools
+
+    arguments: dict[str, Any] = {"machine": _read_source(args.file), "events": [_parse_event(e) for e in args.events]}
+    if args.guard:
+        guards: dict[str, bool] = {}
+        for item in args.guard:
+            name, _, value = item.partition("=")
+            if value not in ("true", "false"):
+                raise ToolError("invalid_input", f"--guard takes NAME=true or NAME=false, not {item!r}")
+            guards[name] = value == "true"
+        arguments["guards"] = guards
+    if args.input is not None:
+        arguments["input"] = json.loads(args.input)
+    result = tools.call("simulate_machine", arguments)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    for step in result["steps"]:
+        value = step["value"] if isinstance(step["value"], str) else json.dumps(step["value"])
+        print(f"{step['event']['type']:<24} -> {value}  [{step['status']}]")
+        if step["actions"]:
+            print(f"{'':<24}    actions: {', '.join(step['actions'])}")
+        if step["context"]:
+            print(f"{'':<24}    context: {json.dumps(step['context'])}")
+        if step.get("error"):
+            print(f"{'':<24}    error: {step['error']}")
+    assumed = result["normalization"]["assumedGuards"]
+    if assumed:
+        print(f"assumed true: {', '.join(assumed)}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="statekit", description="Statecharts for AI agents: tools, engine and MCP server.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    call = sub.add_parser("call", help="run a tool with JSON arguments and print its structured result")
+    call.add_argument("tool")
+    call.add_argument("arguments", nargs="?", default="{}")
+    call.set_defaults(handler=_cmd_call)
+
+    listing = sub.add_parser("tools", help="list the tools")
+    listing.set_defaults(handler=_cmd_tools)
+
+    validate = sub.add_parser("validate", help="validate a machine file (JSON or YAML; - for stdin)")
+    validate.add_argument("file")
+    validate.add_argument("--json", action="store_true", help="print the structured result")
+    validate.set_defaults(handler=_cmd_validate)
+
+    simulate = sub.add_parser("simulate", help="run events through a machine file")
+    simulate.add_argument("file")
+    simulate.add_argument("events", nargs="*", help='event types, or JSON objects like \'{"type":"SET","value":1}\'')
+    simulate.add_argument("--guard", action="append", metavar="NAME=true|false", help="a static guard result")
+    simulate.add_argument("--input", help="machine input as JSON")
+    simulate.add_argument("--json", action="store_true", help="print the structured result")
+    simulate.set_defaults(handler=_cmd_simulate)
+
+    _add_optional_commands(sub)
+    return parser
+
+
+def _add_optional_commands(sub: Any) -> None:
+    """Commands whose modules live in optional parts of the package (the MCP server)."""
+    try:
+        from statekit.server import command as serve_command
+    except ImportError:
+        return
+    serve = sub.add_parser("serve", help="run the MCP server (stdio by default, --http for streamable HTTP)")
+    serve_command.add_arguments(serve)
+    serve.set_defaults(handler=serve_command.run)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.handler(args)
+        return code
+    except ToolError as error:
+        print(f"error [{error.code}]: {error.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
