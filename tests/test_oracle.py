@@ -75,7 +75,7 @@ def xstate_traces() -> dict[str, list[dict[str, Any]]]:
         _unavailable("node is not on PATH")
     assert node is not None
     completed = subprocess.run(
-        [node, str(ORACLE_DIR / "trace.mjs"), *map(str, CASE_FILES)],
+        [node, "--conditions=development", str(ORACLE_DIR / "trace.mjs"), *map(str, CASE_FILES)],
         capture_output=True,
         text=True,
         check=False,

@@ -80,12 +80,18 @@ ACTORS: dict[str, ActorLogic] = {
 }
 
 
+def _constant_guard(result: bool) -> GuardFunction:
+    def guard(args: ActionArgs, params: Any) -> bool:
+        return result
+
+    return guard
+
+
 def guards_with_overrides(overrides: Mapping[str, bool] | None = None) -> dict[str, GuardFunction]:
     """The guards, with a case's `guards: {name: true|false}` replacing those by constants."""
     merged = dict(GUARDS)
     for name, value in (overrides or {}).items():
-        constant = value is True
-        merged[name] = lambda args, params, constant=constant: constant
+        merged[name] = _constant_guard(value is True)
     return merged
 
 

@@ -1,6 +1,9 @@
 // Runs oracle cases through real XState's pure API and prints their traces as JSON.
 //
-// Usage: node trace.mjs [cases.json ...] < cases.json
+// Usage: node --conditions=development trace.mjs [cases.json ...] < cases.json
+// The development build of XState is the reference: it is the one XState's own tests run,
+// and it refuses some inputs the production build lets through (an event of type '*', a
+// transition with `cond`). statekit refuses them too, so the oracle must run that build.
 // Each input is a JSON array of cases {name, config, events, input?, guards?}; with no file
 // arguments the array is read from stdin. The output is one JSON array of
 // {name, steps: [{event, value, context, status, tags, output, actions, action_params, children} | {event, error}]}.
@@ -191,9 +194,19 @@ function readCases() {
   return documents.flatMap((text) => JSON.parse(text));
 }
 
+function usesDevelopmentBuild() {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return flags.some((flag, index) => flag === '--conditions=development' || flag === '-C=development'
+    || ((flag === '--conditions' || flag === '-C') && flags[index + 1] === 'development'));
+}
+
 const isMain = process.argv[1] !== undefined
   && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;
 if (isMain) {
+  if (!usesDevelopmentBuild()) {
+    process.stderr.write('trace.mjs must run on the development build of XState: node --conditions=development trace.mjs\n');
+    process.exit(2);
+  }
   const results = readCases().map(runCase);
   process.stdout.write(`${JSON.stringify(results)}\n`);
 }
