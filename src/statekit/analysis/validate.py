@@ -6,6 +6,7 @@ a message and the config path it is about. Issues come in document order.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -184,14 +185,12 @@ def _ancestor_ids(node: StateNode, model: MachineModel) -> set[str]:
 
 def _check_transition(node: StateNode, transition: Transition, model: MachineModel, resolver: Resolver) -> Iterator[Issue]:
     where = transition_path(node, transition)
-    if transition.kind == "on":
+    if transition.kind == "on" and transition.index == 0:  # one report per descriptor
         if transition.event == "":
-            if transition.index == 0:
-                yield issue("empty_event_descriptor", "the empty event key is not allowed; use `always`", where)
+            yield issue("empty_event_descriptor", "the empty event key is not allowed; use `always`", where)
         elif not _DESCRIPTOR.match(transition.event) or ".*." in transition.event:
-            if transition.index == 0:
-                yield issue("invalid_event_descriptor",
-                            f"'{transition.event}': a wildcard must be the whole descriptor ('*') or its last token ('a.*')", where)
+            yield issue("invalid_event_descriptor",
+                        f"'{transition.event}': a wildcard must be the whole descriptor ('*') or its last token ('a.*')", where)
     for target in transition.targets or ():
         try:
             resolved = resolver.resolve_target(node, target)
@@ -272,10 +271,8 @@ def _default_entry(node: StateNode, model: MachineModel, resolver: Resolver) -> 
         parent = model.nodes[node.parent_id]
         if node.target:
             for target in node.target:
-                try:
+                with contextlib.suppress(MachineDefinitionError):  # reported by the history check
                     result.extend(_default_entry(resolver.node_by_path(parent, target), model, resolver))
-                except MachineDefinitionError:
-                    pass
         elif parent.initial and parent.child(parent.initial):
             result.extend(_default_entry(parent.child(parent.initial), model, resolver))  # type: ignore[arg-type]
     return result

@@ -23,7 +23,7 @@ class Actor:
     scheduled on the (virtual) clock and `cancel` drops them, as in XState's scheduler.
     """
 
-    def __init__(self, machine: Machine, *, input: Any = None, clock: VirtualClock | None = None) -> None:  # noqa: A002
+    def __init__(self, machine: Machine, *, input: Any = None, clock: VirtualClock | None = None) -> None:
         self.machine = machine
         self.input = input
         self.clock = clock or VirtualClock()

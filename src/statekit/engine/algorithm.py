@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from statekit.engine.actions import ActionContext, ExecutableAction, resolve_actions
+from statekit.engine.actions import ActionContext, resolve_actions
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.machine import Machine, Node, RuntimeTransition
 from statekit.engine.snapshot import Snapshot
@@ -30,7 +30,7 @@ XSTATE_STOP = "xstate.stop"
 
 def matches_event_descriptor(event_type: str, descriptor: str) -> bool:
     """`matchesEventDescriptor`: exact, `*`, or a `prefix.*` that also matches `prefix`."""
-    if descriptor == event_type or descriptor == WILDCARD:
+    if descriptor in (event_type, WILDCARD):
         return True
     if not descriptor.endswith(".*"):
         return False

@@ -6,10 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from statekit.engine.actions import ActionContext, ExecutableAction
-from statekit.engine.algorithm import all_state_nodes, initial_snapshot, is_in_final_state, macrostep
+from statekit.engine.algorithm import (
+    all_state_nodes,
+    initial_snapshot,
+    is_in_final_state,
+    macrostep,
+)
 from statekit.engine.implementations import Implementations
 from statekit.engine.machine import Machine
-from statekit.engine.snapshot import ChildRef, Snapshot
+from statekit.engine.snapshot import ChildRef, Snapshot, Status
 from statekit.errors import EngineError, MachineDefinitionError
 
 
@@ -19,7 +24,7 @@ def create_machine(config: Any, implementations: Implementations | None = None,
     return Machine.from_config(config, implementations, max_iterations=max_iterations)
 
 
-def initial_transition(machine: Machine, input: Any = None) -> tuple[Snapshot, list[ExecutableAction]]:  # noqa: A002
+def initial_transition(machine: Machine, input: Any = None) -> tuple[Snapshot, list[ExecutableAction]]:
     """The initial snapshot and the actions of entering it. Errors give `status: "error"`."""
     ctx = ActionContext()
     snapshot = initial_snapshot(machine, ctx, input)
@@ -68,7 +73,8 @@ def restore_snapshot(machine: Machine, data: Mapping[str, Any]) -> Snapshot:
             ChildRef(id=key, src=child.get("src"), input=child.get("input"), system_id=child.get("systemId"))
             if isinstance(child, Mapping) else None
         )
-    status = data.get("status") or "active"
+    given_status = data.get("status")
+    status: Status = given_status if given_status in ("active", "done", "error", "stopped") else "active"
     if is_in_final_state(dict.fromkeys(all_nodes), machine.root):
         status = "done"
     return Snapshot(machine, all_nodes, data.get("context") if data.get("context") is not None else {},

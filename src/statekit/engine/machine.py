@@ -21,9 +21,32 @@ class Node:
     """A runtime state node. Fields mirror XState's `StateNode`."""
 
     __slots__ = (
-        "after_count", "always", "ancestors", "ancestor_set", "candidates", "children", "entry", "exit",
-        "has_output", "history", "history_children", "id", "initial_actions", "initial_target", "invoke",
-        "key", "machine", "meta", "model", "order", "output", "parent", "regions", "tags", "transitions", "type",
+        "after_count",
+        "always",
+        "ancestor_set",
+        "ancestors",
+        "candidates",
+        "children",
+        "entry",
+        "exit",
+        "has_output",
+        "history",
+        "history_children",
+        "id",
+        "initial_actions",
+        "initial_target",
+        "invoke",
+        "key",
+        "machine",
+        "meta",
+        "model",
+        "order",
+        "output",
+        "parent",
+        "regions",
+        "tags",
+        "transitions",
+        "type",
     )
 
     def __init__(self, machine: Machine, model: StateNode, parent: Node | None, order: int) -> None:

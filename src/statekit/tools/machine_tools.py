@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from statekit.analysis.simulate import MAX_EVENTS, normalize_events, simulate
-from statekit.analysis.validate import ISSUE_CODES, SuppliedImplementations, summarize, validate_model
+from statekit.analysis.validate import (
+    ISSUE_CODES,
+    SuppliedImplementations,
+    summarize,
+    validate_model,
+)
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.model import parse_machine
 from statekit.tools.inputs import load_machine_document, load_model
