@@ -19,11 +19,8 @@ from statekit.tools.registry import ToolSpec
 
 @pytest.fixture
 def demo_tools(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, ToolSpec]]:
-    """The demo tools in the registry for one test (and only them, until real tools load)."""
-    try:
-        registry.tools()
-    except ImportError:
-        monkeypatch.setattr(registry, "_LOADED", True)
+    """The demo tools in the registry for one test, next to the real tools."""
+    registry.tools()  # load the real tools first, so the demo ones are removed cleanly afterwards
     for spec in DEMO_TOOLS:
         monkeypatch.setitem(registry._REGISTRY, spec.name, spec)
     yield {spec.name: spec for spec in DEMO_TOOLS}

@@ -103,10 +103,6 @@ DEMO_NAMES = tuple(spec.name for spec in DEMO_TOOLS)
 
 def install() -> None:
     """Register the demo tools for the rest of this process (subprocess launchers only)."""
-    try:
-        registry.tools()
-    except ImportError:
-        # The built-in tool modules are not importable yet; serve the demo tools alone.
-        registry._LOADED = True
+    registry.tools()
     for spec in DEMO_TOOLS:
         registry.register(spec)
