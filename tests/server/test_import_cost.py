@@ -25,8 +25,6 @@ def test_package_and_command_options_import_without_the_sdk() -> None:
 
 
 def test_creating_a_server_does_not_load_jsonschema_before_the_first_call() -> None:
-    loaded = loaded_after(
-        "from statekit.server.core import create_server; create_server()"
-    )
+    loaded = loaded_after("from statekit.server.core import create_server; create_server()")
     assert "mcp" in loaded
     assert "jsonschema" not in loaded
