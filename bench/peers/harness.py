@@ -83,7 +83,7 @@ def validate(peer: Peer, spec: dict[str, Any]) -> str | None:
     """Return a description of the first divergence from the expected trace, or None."""
     instance = peer.new_instance()
     if sorted(instance.leaves()) != _expected_after(spec, 0):
-        return f"initial configuration {instance.leaves()} != {spec['initial']}"
+        return f"initial configuration {sorted(instance.leaves())} != {spec['initial']}"
     cycle = spec["cycle"]
     for step in range(VALIDATION_CYCLES * len(cycle)):
         event_type = cycle[step % len(cycle)]
