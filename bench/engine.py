@@ -205,6 +205,13 @@ def statekit_revision() -> str:
 
 def environment_lines(command: str, elapsed: float, load_before: float) -> list[str]:
     """Where and how the figures were measured."""
+    load_after = os.getloadavg()[0]
+    cores = os.cpu_count() or 1
+    busy = (
+        [f"- warning: other work ran on the machine (load above {cores} cores): noisy figures"]
+        if max(load_before, load_after) > cores
+        else []
+    )
     node_version = "absent"
     if shutil.which("node"):
         node_version = subprocess.run(
@@ -217,7 +224,8 @@ def environment_lines(command: str, elapsed: float, load_before: float) -> list[
         f"- machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()}; "
         f"CPython {platform.python_version()}, node {node_version}",
         f"- total run time: {elapsed:.0f} s; 1-minute load average {load_before:.2f} before, "
-        f"{os.getloadavg()[0]:.2f} after",
+        f"{load_after:.2f} after",
+        *busy,
         "",
     ]
 

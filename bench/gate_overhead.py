@@ -90,7 +90,9 @@ SCHEMAS = {"add_line_item": LINE_SCHEMA}
 def plain_server() -> Server[Any]:
     """The same tools without a gate."""
     tools = [
-        types.Tool(name=name, description=f"{name}.", input_schema=SCHEMAS.get(name, {"type": "object"}))
+        types.Tool(
+            name=name, description=f"{name}.", input_schema=SCHEMAS.get(name, {"type": "object"})
+        )
         for name in HANDLERS
     ]
 
@@ -120,7 +122,11 @@ def gated_server(store: StateStore) -> Server[Any]:
             return str(await run(arguments))
 
         gate.tool(
-            name, description=f"{name}.", input_schema=SCHEMAS.get(name), bind=state, on_success=event
+            name,
+            description=f"{name}.",
+            input_schema=SCHEMAS.get(name),
+            bind=state,
+            on_success=event,
         )(gated)
     gate.install(server)
     return server
@@ -145,7 +151,9 @@ async def timed(calls: int, warmup: int, step: Callable[[int], Awaitable[Any]]) 
     return percentiles(samples)
 
 
-async def measure(server: Server[Any], mode: str, calls: int, gated: bool) -> dict[str, dict[str, float]]:
+async def measure(
+    server: Server[Any], mode: str, calls: int, gated: bool
+) -> dict[str, dict[str, float]]:
     """p50/p99 of each scenario through `Client(server)`."""
     line = {"description": "x", "amount": 1}
     async with Client(server, mode=mode) as client:
@@ -155,7 +163,9 @@ async def measure(server: Server[Any], mode: str, calls: int, gated: bool) -> di
             # cached list (to find an output schema), which a gated list makes frequent. That
             # is client behaviour, not server cost, so the request is sent as call_tool sends it
             # but without that client-side step.
-            request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
+            request = types.CallToolRequest(
+                params=types.CallToolRequestParams(name=name, arguments=arguments)
+            )
             result = await client.session.send_request(request, types.CallToolResult)
             assert isinstance(result, types.CallToolResult) and not result.is_error, result
             return result
@@ -178,13 +188,16 @@ async def measure(server: Server[Any], mode: str, calls: int, gated: bool) -> di
         if gated:
             # Every transition pair returned the workflow to draft.
             assert [t.name for t in (await client.list_tools(cache_mode="bypass")).tools] == [
-                "add_line_item", "submit_invoice",
+                "add_line_item",
+                "submit_invoice",
             ]
         return figures
 
 
 def load_example() -> Any:
-    spec = importlib.util.spec_from_file_location("invoice_server", REPO / "examples" / "invoice_server.py")
+    spec = importlib.util.spec_from_file_location(
+        "invoice_server", REPO / "examples" / "invoice_server.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -248,7 +261,9 @@ def example_full_catalog(example: Any) -> list[types.Tool]:
 async def main() -> None:
     # The fallback-workflow warning is expected here (in-process clients have no session id).
     logging.getLogger("statekit.gate").setLevel(logging.ERROR)
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--calls", type=int, default=3000, help="timed calls per scenario")
     parser.add_argument("--json", type=Path, help="write the raw figures here")
     args = parser.parse_args()
@@ -278,7 +293,9 @@ async def main() -> None:
                     )
     results["tools_list"] = await list_sizes()
     print(f"Gate overhead, {args.calls} calls per scenario, Python {sys.version.split()[0]}\n")
-    print("| client mode | store | scenario | ungated p50 / p99 (µs) | gated p50 / p99 (µs) | overhead p50 |")
+    print(
+        "| client mode | store | scenario | ungated p50 / p99 (µs) | gated p50 / p99 (µs) | overhead p50 |"
+    )
     print("|---|---|---|---|---|---|")
     for row in results["overhead"]:
         print(
