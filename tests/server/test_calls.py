@@ -11,10 +11,10 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from conftest import EventLog
 from mcp import Client
 from mcp.server.lowlevel import Server
 from server_demo_tools import DEMO_NAMES, SECRET_MARKER
+from server_test_support import EventLog
 
 from statekit.server import create_server, register_tools
 from statekit.server.core import CATALOG_CACHE_HINT

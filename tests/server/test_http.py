@@ -9,12 +9,12 @@ from typing import Any
 import httpx2
 import mcp_types as types
 import pytest
-from conftest import EventLog, serving
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from server_demo_tools import DEMO_NAMES
+from server_test_support import EventLog, serving
 
 from statekit.server import create_server
 from statekit.server.access import AccessPolicy, default_allowed_hosts

@@ -9,11 +9,11 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from conftest import EventLog, serving
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from server_test_support import EventLog, serving
 
 from statekit.server import create_server
 from statekit.server.access import AccessPolicy, default_allowed_hosts
