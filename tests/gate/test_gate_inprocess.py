@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.server.lowlevel.server import Server
 
 import statekit
-from statekit.gate import Gate, GateCall, MemoryStore
+from statekit.gate import Gate, GateCall, MemoryStore, StateStore
 from statekit.gate.results import META_KEY
 
 LEGACY = "legacy"
@@ -20,7 +20,7 @@ MODERN = "2026-07-28"
 
 
 def invoice_server(
-    mode: str = "session", store: MemoryStore | None = None
+    mode: str = "session", store: StateStore | None = None
 ) -> tuple[Server[Any], Gate, dict[str, int]]:
     """A small invoice server; `calls` counts handler runs per tool."""
     server: Server[Any] = Server("test-invoice")
@@ -331,3 +331,53 @@ async def test_nested_and_parallel_states_and_guards() -> None:
         assert await names(client) == ["dispatch"]
         await client.call_tool("dispatch", {})
         assert await names(client) == []
+
+
+async def test_an_active_lease_blocks_and_an_expired_one_is_taken_over(tmp_path: Any) -> None:
+    from statekit.gate import SQLiteStore
+    from statekit.gate.record import Lease, encode_record
+
+    store = SQLiteStore(tmp_path / "lease.db")
+    server, gate, calls = invoice_server(mode="handle", store=store)
+    async with Client(server, mode=MODERN) as client:
+        created = (await client.call_tool("create_invoice", {})).structured_content
+        assert created is not None
+        handle = created["invoice_id"]
+        loaded = await store.load(f"handle:{handle}")
+        assert loaded is not None
+        snapshot = await gate.snapshot_of(handle=handle)
+        # Another process reserved SUBMIT and is still running its handler.
+        held = Lease("other", "submit_invoice", "SUBMIT", expires_at=4102444800.0)
+        version = await store.save(f"handle:{handle}", encode_record(snapshot, held)[0], loaded[1])
+        blocked = await client.call_tool("submit_invoice", {"invoice_id": handle})
+        assert blocked.structured_content is not None
+        assert blocked.structured_content["code"] == "CONFLICT"
+        assert "submit_invoice" not in calls
+        # That process died: once its lease expires, the workflow is usable again.
+        dead = Lease("other", "submit_invoice", "SUBMIT", expires_at=1.0)
+        await store.save(f"handle:{handle}", encode_record(snapshot, dead)[0], version)
+        assert not (await client.call_tool("submit_invoice", {"invoice_id": handle})).is_error
+        assert (await gate.snapshot_of(handle=handle)).value == "review"
+        stored = await store.load(f"handle:{handle}")
+        assert stored is not None and '"lease"' not in stored[0]
+        assert '"updatedAt"' in stored[0]
+    store.close()
+
+
+async def test_sqlite_store_serialises_racing_calls_through_leases(tmp_path: Any) -> None:
+    from statekit.gate import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "race.db")
+    server, gate, calls = invoice_server(mode="handle", store=store)
+    async with Client(server, mode=MODERN) as client:
+        created = (await client.call_tool("create_invoice", {})).structured_content
+        assert created is not None
+        handle = created["invoice_id"]
+        await client.call_tool("submit_invoice", {"invoice_id": handle})
+        results = await asyncio.gather(
+            *(client.call_tool("approve_invoice", {"invoice_id": handle}) for _ in range(10))
+        )
+    assert sum(not r.is_error for r in results) == 1
+    assert calls["approve_invoice"] == 1
+    assert (await gate.snapshot_of(handle=handle)).value == "approved"
+    store.close()

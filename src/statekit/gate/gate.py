@@ -48,7 +48,7 @@ from statekit.gate.keys import (
 )
 from statekit.gate.listen import KeyedListenHandler
 from statekit.gate.locks import KeyedLocks
-from statekit.gate.record import Lease, Record, RecordDecoder, encode_record
+from statekit.gate.record import Lease, Record, RecordDecoder, encode_record, snapshot_json_of
 from statekit.gate.results import (
     error_result,
     refusal,
@@ -100,6 +100,16 @@ class _GateTool:
     creates_handle: bool
 
 
+_VISIBILITY_CACHE_SIZE = 4096
+
+
+def _value_key(value: Any) -> Any:
+    """A hashable form of a snapshot value (`"a"` or `{"a": {"b": "c"}, ...}`)."""
+    if isinstance(value, dict):
+        return tuple(sorted((key, _value_key(child)) for key, child in value.items()))
+    return value
+
+
 def _default_event_data(arguments: dict[str, Any], result: types.CallToolResult) -> Mapping[str, Any]:
     return {"arguments": arguments}
 
@@ -135,7 +145,11 @@ class Gate:
         self.state_handle_key = state_handle_key
         self.store: StateStore = store if store is not None else MemoryStore()
         self.lease_seconds = lease_seconds
+        self._process_local_store = bool(getattr(self.store, "process_local", False))
         self._initial_snapshot, _ = statekit.initial_transition(self.machine, input=workflow_input)
+        self._initial_record = Record(
+            self._initial_snapshot, "", None, snapshot_json_of(self._initial_snapshot)
+        )
         self._handle_factory = handle_factory or (lambda: secrets.token_urlsafe(12))
         self._keys = KeyResolver(
             handle_argument=state_handle_key,
@@ -149,6 +163,8 @@ class Gate:
         self._compact: dict[str, str] = {}
         self._event_data: dict[str, EventData] = {}
         self._tools: dict[str, _GateTool] = {}
+        self._visible_by_value: dict[Any, frozenset[str]] = {}
+        self._allowed_by_value: dict[Any, list[str]] = {}
         self._inner_list: RawHandler | None = None
         self._inner_call: RawHandler | None = None
         self._installed = False
@@ -308,9 +324,28 @@ class Gate:
         binding = self._bindings.get(tool_name)
         if binding is None or not binding.is_state_bound:
             return True
+        return tool_name in self._bound_visible(snapshot)
+
+    def _bound_visible(self, snapshot: Any) -> frozenset[str]:
+        """The state-bound tools visible at `snapshot`, memoised per state value.
+
+        Visibility depends on the state value alone, and a machine has few
+        distinct values, so each is matched against the bindings once.
+        """
         if snapshot is None:
-            return False
-        return any(snapshot.matches(path) for path in binding.state_paths)
+            return frozenset()
+        value_key = _value_key(snapshot.value)
+        visible = self._visible_by_value.get(value_key)
+        if visible is None:
+            visible = frozenset(
+                binding.tool
+                for binding in self._bindings.values()
+                if binding.is_state_bound and any(snapshot.matches(path) for path in binding.state_paths)
+            )
+            if len(self._visible_by_value) >= _VISIBILITY_CACHE_SIZE:
+                self._visible_by_value.clear()
+            self._visible_by_value[value_key] = visible
+        return visible
 
     def _is_initial(self, snapshot: Any) -> bool:
         return bool(snapshot.value == self._initial_snapshot.value)
@@ -361,6 +396,16 @@ class Gate:
 
     async def _allowed_now(self, ctx: Any, snapshot: Any) -> list[str]:
         """The tools callable at `snapshot`, from the same pipeline `tools/list` uses."""
+        if self._inner_list is None:
+            # Only gate tools: the catalog is fixed, so the answer depends on the state alone.
+            value_key = None if snapshot is None else _value_key(snapshot.value)
+            allowed = self._allowed_by_value.get(value_key)
+            if allowed is None:
+                allowed = [name for name in self._tools if self.is_visible(name, snapshot)]
+                if len(self._allowed_by_value) >= _VISIBILITY_CACHE_SIZE:
+                    self._allowed_by_value.clear()
+                self._allowed_by_value[value_key] = allowed
+            return list(allowed)
         tools, _ = await self._catalog(ctx, None)
         return [tool.name for tool in tools if self.is_visible(tool.name, snapshot)]
 
@@ -376,7 +421,7 @@ class Gate:
         if loaded is None:
             if key.kind == "handle":
                 return None
-            return Record(self._initial_snapshot, "", None), None
+            return self._initial_record, None
         text, version = loaded
         return self._decoder.decode(text), version
 
@@ -480,11 +525,8 @@ class Gate:
             if not isinstance(result, types.CallToolResult):
                 return result
             return await self._noted(ctx, result, snapshot, handle)
-        reserved = Lease(uuid.uuid4().hex, name, binding.event, time.time() + self.lease_seconds)
         try:
-            reserved_version = await self.store.save(
-                key.store_key, encode_record(snapshot, reserved), version
-            )
+            reserved_version = await self._reserve(key, record, version, name, binding.event)
         except StoreConflict:
             return refusal(
                 CONFLICT,
@@ -497,16 +539,16 @@ class Gate:
         try:
             result = await self._run(ctx, params, gate_tool, call)
         except BaseException:
-            await self._release(key, snapshot, reserved_version)
+            await self._release(key, record, reserved_version)
             raise
         if not isinstance(result, types.CallToolResult) or result.is_error:
             # An error, or a non-final result such as InputRequiredResult: nothing fires.
-            await self._release(key, snapshot, reserved_version)
+            await self._release(key, record, reserved_version)
             return result
         event = {**self._event_data.get(name, _default_event_data)(arguments, result), "type": binding.event}
         next_snapshot, _actions = statekit.transition(self.machine, snapshot, event)
         try:
-            await self.store.save(key.store_key, encode_record(next_snapshot, None), reserved_version)
+            await self._save(key, next_snapshot, None, reserved_version)
         except StoreConflict:
             logger.error(
                 "statekit.gate: %s on %s ran but its lease expired before the commit; "
@@ -526,10 +568,37 @@ class Gate:
             await self._notify_list_changed(ctx, key)
         return await self._noted(ctx, result, next_snapshot, handle, allowed=after)
 
-    async def _release(self, key: WorkflowKey, snapshot: Any, reserved_version: int) -> None:
+    async def _save(
+        self,
+        key: WorkflowKey,
+        snapshot: Any,
+        lease: Lease | None,
+        expected_version: int | None,
+        snapshot_json: str | None = None,
+    ) -> int:
+        """Compare-and-set the record; what we wrote is remembered so the next load skips a restore."""
+        text, record = encode_record(snapshot, lease, snapshot_json)
+        version = await self.store.save(key.store_key, text, expected_version)
+        self._decoder.remember(text, record)
+        return version
+
+    async def _reserve(
+        self, key: WorkflowKey, record: Record, version: int | None, tool: str, event: str
+    ) -> int | None:
+        """Write a lease on the loaded version; raises `StoreConflict` if another caller got there first."""
+        if self._process_local_store:
+            # Nothing outside this process can write the store, and the per-key lock is
+            # held until the commit: the lock is the reservation, and a write would add nothing.
+            return version
+        lease = Lease(secrets.token_hex(8), tool, event, time.time() + self.lease_seconds)
+        return await self._save(key, record.snapshot, lease, version, record.snapshot_json)
+
+    async def _release(self, key: WorkflowKey, record: Record, reserved_version: int | None) -> None:
         """Drop this call's lease, leaving the snapshot as it was."""
+        if self._process_local_store:
+            return
         try:
-            await self.store.save(key.store_key, encode_record(snapshot, None), reserved_version)
+            await self._save(key, record.snapshot, None, reserved_version, record.snapshot_json)
         except StoreConflict:
             logger.warning("statekit.gate: lease on %s expired before it was released", key.store_key)
 
@@ -554,7 +623,7 @@ class Gate:
             event = {**event_data(arguments, result), "type": binding.event}
             snapshot, _actions = statekit.transition(self.machine, snapshot, event)
         # A fresh random handle: nobody else can be writing it, so "absent" is the expected version.
-        await self.store.save(key.store_key, encode_record(snapshot, None), None)
+        await self._save(key, snapshot, None, None)
         return await self._noted(ctx, result, snapshot, handle)
 
     async def _run(

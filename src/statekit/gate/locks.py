@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from types import TracebackType
+
+
+class _Entry:
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
 
 
 class KeyedLocks:
@@ -15,22 +22,47 @@ class KeyedLocks:
     """
 
     def __init__(self) -> None:
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._entries: dict[str, _Entry] = {}
 
-    @asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[None]:
-        """Hold the lock of `key` for the duration of the block."""
-        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
-        self._locks[key] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[key]
-            if users == 1:
-                del self._locks[key]
-            else:
-                self._locks[key] = (lock, users - 1)
+    def hold(self, key: str) -> _Held:
+        """`async with locks.hold(key):` runs the block holding the lock of `key`."""
+        return _Held(self._entries, key)
 
     def __len__(self) -> int:
-        return len(self._locks)
+        return len(self._entries)
+
+
+class _Held:
+    # A plain class rather than @asynccontextmanager: it wraps every gated call,
+    # and a generator-based manager costs several times more per use.
+    __slots__ = ("_entries", "_entry", "_key")
+
+    def __init__(self, entries: dict[str, _Entry], key: str) -> None:
+        self._entries = entries
+        self._key = key
+        entry = entries.get(key)
+        if entry is None:
+            entry = entries[key] = _Entry()
+        self._entry = entry
+
+    async def __aenter__(self) -> None:
+        self._entry.users += 1
+        try:
+            await self._entry.lock.acquire()
+        except BaseException:
+            self._leave()
+            raise
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._entry.lock.release()
+        self._leave()
+
+    def _leave(self) -> None:
+        self._entry.users -= 1
+        if self._entry.users == 0:
+            del self._entries[self._key]

@@ -10,9 +10,9 @@ process that dies mid-call does not freeze the workflow forever.
 from __future__ import annotations
 
 import json
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import statekit
@@ -42,6 +42,8 @@ class Record:
     snapshot: Any
     updated_at: str
     lease: Lease | None
+    #: `snapshot.to_json()` as JSON text, kept so re-saving the same snapshot (a lease) skips it.
+    snapshot_json: str
 
     def active_lease(self, now: float) -> Lease | None:
         """The lease, unless it expired (its holder is presumed dead)."""
@@ -51,16 +53,27 @@ class Record:
 
 
 def utc_now_iso() -> str:
-    """The current time as an ISO 8601 UTC string, the `updatedAt` format."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The current time as an ISO 8601 UTC string with milliseconds, the `updatedAt` format."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
 
 
-def encode_record(snapshot: Any, lease: Lease | None) -> str:
-    """The JSON text a store keeps for one workflow."""
-    data: dict[str, Any] = {"snapshot": snapshot.to_json(), "updatedAt": utc_now_iso()}
-    if lease is not None:
-        data["lease"] = lease.to_json()
-    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+def snapshot_json_of(snapshot: Any) -> str:
+    """A snapshot as the JSON text stored in records."""
+    return json.dumps(snapshot.to_json(), separators=(",", ":"), sort_keys=True)
+
+
+def encode_record(snapshot: Any, lease: Lease | None, snapshot_json: str | None = None) -> tuple[str, Record]:
+    """The JSON text a store keeps for one workflow, and the record it decodes to.
+
+    `{"lease": ..., "snapshot": ..., "updatedAt": ...}`; pass `snapshot_json` when
+    the snapshot's text is already known (re-saving a loaded snapshot with a lease).
+    """
+    snapshot_text = snapshot_json if snapshot_json is not None else snapshot_json_of(snapshot)
+    updated_at = utc_now_iso()
+    lease_text = "" if lease is None else '"lease":' + json.dumps(lease.to_json(), separators=(",", ":")) + ","
+    text = f'{{{lease_text}"snapshot":{snapshot_text},"updatedAt":"{updated_at}"}}'
+    return text, Record(snapshot=snapshot, updated_at=updated_at, lease=lease, snapshot_json=snapshot_text)
 
 
 class RecordDecoder:
@@ -76,6 +89,12 @@ class RecordDecoder:
         self._capacity = capacity
         self._recent: OrderedDict[str, Record] = OrderedDict()
 
+    def remember(self, text: str, record: Record) -> None:
+        """Cache `record` as the decoding of `text` (the gate just wrote it, so no need to parse it back)."""
+        self._recent[text] = record
+        if len(self._recent) > self._capacity:
+            self._recent.popitem(last=False)
+
     def decode(self, text: str) -> Record:
         """The record stored as `text`."""
         cached = self._recent.get(text)
@@ -85,8 +104,11 @@ class RecordDecoder:
         data = json.loads(text)
         snapshot = statekit.restore_snapshot(self._machine, data["snapshot"])
         lease = Lease.from_json(data["lease"]) if data.get("lease") else None
-        record = Record(snapshot=snapshot, updated_at=str(data.get("updatedAt", "")), lease=lease)
-        self._recent[text] = record
-        if len(self._recent) > self._capacity:
-            self._recent.popitem(last=False)
+        record = Record(
+            snapshot=snapshot,
+            updated_at=str(data.get("updatedAt", "")),
+            lease=lease,
+            snapshot_json=json.dumps(data["snapshot"], separators=(",", ":"), sort_keys=True),
+        )
+        self.remember(text, record)
         return record

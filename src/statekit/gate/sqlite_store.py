@@ -37,10 +37,13 @@ class SQLiteStore:
         *,
         ttl_seconds: float | None = None,
         busy_timeout_ms: int = 5000,
+        synchronous: str = "NORMAL",
         clock: Callable[[], float] = time.time,
     ) -> None:
         if ttl_seconds is not None and ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
+        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError("synchronous must be OFF, NORMAL, FULL or EXTRA")
         self._ttl_seconds = ttl_seconds
         self._clock = clock
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, so the write
@@ -51,6 +54,9 @@ class SQLiteStore:
         self._connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         if os.fspath(path) != ":memory:":
             self._connection.execute("PRAGMA journal_mode = WAL")
+            # In WAL mode NORMAL survives process crashes (not power loss) and skips an fsync
+            # per commit; pass synchronous="FULL" when a power cut must not lose a transition.
+            self._connection.execute(f"PRAGMA synchronous = {synchronous}")
         self._connection.execute(_SCHEMA)
         # sqlite3 connections are not safe for concurrent use from several threads.
         self._lock = threading.Lock()

@@ -51,6 +51,10 @@ class MemoryStore:
     created again never reuses a version an old reader might still hold.
     """
 
+    #: Only this process can write it: the gate's per-key lock alone serialises
+    #: transitions, so the gate skips the lease write (one store write per transition).
+    process_local = True
+
     def __init__(
         self,
         *,
