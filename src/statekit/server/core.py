@@ -52,9 +52,9 @@ SERVER_ERROR_CODES: frozenset[ErrorCode] = frozenset(
 )
 
 INSTRUCTIONS = (
-    "statekit validates, simulates, explores, compares, converts and visualizes statecharts "
-    "(XState v5 machine configs and other formats). Every tool is read-only and returns "
-    "structured content; failures are isError results with a stable error code."
+    "statekit tools work on statecharts: XState v5 machine configs given as JSON objects, or "
+    "machine source text. Every tool is read-only and returns structured content; a failure is "
+    "an isError result whose content carries a stable error code and a message."
 )
 
 
