@@ -67,15 +67,27 @@ LINE_SCHEMA = {
 }
 
 
+#: Simulated I/O per handler call (seconds); 0 is the no-I/O worst case for the gate.
+HANDLER_IO = {"seconds": 0.0}
+
+
+async def simulated_io() -> None:
+    if HANDLER_IO["seconds"]:
+        await asyncio.sleep(HANDLER_IO["seconds"])
+
+
 async def add_line_item(arguments: dict[str, Any]) -> str:
+    await simulated_io()
     return f"added {arguments['description']}"
 
 
 async def submit_invoice(arguments: dict[str, Any]) -> str:
+    await simulated_io()
     return "submitted"
 
 
 async def reject_invoice(arguments: dict[str, Any]) -> str:
+    await simulated_io()
     return "rejected"
 
 
@@ -273,35 +285,47 @@ async def main() -> None:
             "memory": MemoryStore,
             "sqlite": lambda: SQLiteStore(Path(scratch) / "bench.db"),
         }
-        for mode in ("legacy", "2026-07-28"):
-            plain = await measure(plain_server(), mode, args.calls, gated=False)
-            for store_name, make_store in stores.items():
-                gated = await measure(gated_server(make_store()), mode, args.calls, gated=True)
-                for scenario, base in plain.items():
-                    figures = gated[scenario]
-                    results["overhead"].append(
-                        {
-                            "mode": mode,
-                            "store": store_name,
-                            "scenario": scenario,
-                            "plain_p50_us": base["p50_us"],
-                            "plain_p99_us": base["p99_us"],
-                            "gated_p50_us": figures["p50_us"],
-                            "gated_p99_us": figures["p99_us"],
-                            "overhead_p50_pct": 100 * (figures["p50_us"] / base["p50_us"] - 1),
-                        }
-                    )
+        runs = [(mode, 0.0, store) for mode in ("legacy", "2026-07-28") for store in stores]
+        # A handler that waits 1 ms, as one doing a database or HTTP round trip would.
+        runs += [(mode, 0.001, "memory") for mode in ("legacy", "2026-07-28")]
+        baselines: dict[tuple[str, float], dict[str, dict[str, float]]] = {}
+        for mode, io_seconds, store_name in runs:
+            HANDLER_IO["seconds"] = io_seconds
+            if (mode, io_seconds) not in baselines:
+                baselines[mode, io_seconds] = await measure(plain_server(), mode, args.calls, gated=False)
+            plain = baselines[mode, io_seconds]
+            gated = await measure(gated_server(stores[store_name]()), mode, args.calls, gated=True)
+            for scenario, base in plain.items():
+                if io_seconds and scenario == "tools/list":
+                    continue
+                figures = gated[scenario]
+                results["overhead"].append(
+                    {
+                        "mode": mode,
+                        "store": store_name,
+                        "handler_io_ms": io_seconds * 1000,
+                        "scenario": scenario,
+                        "plain_p50_us": base["p50_us"],
+                        "plain_p99_us": base["p99_us"],
+                        "gated_p50_us": figures["p50_us"],
+                        "gated_p99_us": figures["p99_us"],
+                        "overhead_p50_us": figures["p50_us"] - base["p50_us"],
+                        "overhead_p50_pct": 100 * (figures["p50_us"] / base["p50_us"] - 1),
+                    }
+                )
     results["tools_list"] = await list_sizes()
     print(f"Gate overhead, {args.calls} calls per scenario, Python {sys.version.split()[0]}\n")
     print(
-        "| client mode | store | scenario | ungated p50 / p99 (µs) | gated p50 / p99 (µs) | overhead p50 |"
+        "| client mode | store | handler I/O | scenario | ungated p50 / p99 (µs) "
+        "| gated p50 / p99 (µs) | overhead p50 |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for row in results["overhead"]:
         print(
-            f"| {row['mode']} | {row['store']} | {row['scenario']} | "
+            f"| {row['mode']} | {row['store']} | {row['handler_io_ms']:g} ms | {row['scenario']} | "
             f"{row['plain_p50_us']:.0f} / {row['plain_p99_us']:.0f} | "
-            f"{row['gated_p50_us']:.0f} / {row['gated_p99_us']:.0f} | {row['overhead_p50_pct']:+.1f}% |"
+            f"{row['gated_p50_us']:.0f} / {row['gated_p99_us']:.0f} | "
+            f"{row['overhead_p50_us']:+.0f} µs ({row['overhead_p50_pct']:+.1f}%) |"
         )
     print("\n`tools/list` of examples/invoice_server.py per state (tokens ≈ characters / 4)\n")
     print("| state | tools listed | characters | ≈ tokens | full list ≈ tokens | share of full |")
