@@ -8,6 +8,7 @@ each state, and moves the workflow when a call succeeds.
     python examples/invoice_server.py --http --port 8765    # streamable HTTP on 127.0.0.1
     python examples/invoice_server.py --mode handle         # many invoices, each keyed by invoice_id
     python examples/invoice_server.py --http --store redis://127.0.0.1:6379/0 --mode handle
+    python examples/invoice_server.py --agent-view          # run a scripted agent against it, print Markdown
 
 In session mode (the default) each MCP session walks one invoice through the
 workflow and its tool list changes as it goes. In handle mode the list is the
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from typing import Any
 
 from mcp.server.lowlevel.server import Server
@@ -177,13 +179,78 @@ def _store_from(spec: str | None) -> StateStore:
     raise SystemExit(f"unknown store {spec!r}: use memory, sqlite:PATH or redis://HOST:PORT/DB")
 
 
+async def agent_view(mode: str) -> None:
+    """Start this server over stdio, walk an invoice through it with the SDK client, print what the agent sees."""
+    import os
+    import sys
+
+    import mcp_types as types
+    from mcp import Client, StdioServerParameters
+
+    changed: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.append(message.method)
+
+    params = StdioServerParameters(
+        command=sys.executable, args=[__file__, "--mode", mode], env=dict(os.environ)
+    )
+    async with Client(params, mode="legacy", message_handler=on_message) as client:
+
+        async def show_list() -> None:
+            listed = await client.list_tools()
+            print("`tools/list`:\n")
+            for tool in listed.tools:
+                print(f"- `{tool.name}`: {tool.description}")
+            print()
+
+        async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            before = len(changed)
+            print(f"**call** `{name}` `{json.dumps(arguments)}`\n")
+            result = await client.call_tool(name, arguments)
+            label = "isError result" if result.is_error else "result"
+            print(f"{label}:\n\n```text")
+            for block in result.content:
+                if isinstance(block, types.TextContent):
+                    print(block.text)
+            print("```\n")
+            if len(changed) > before:
+                print("→ the server sent `notifications/tools/list_changed`\n")
+            return result.structured_content or {}
+
+        handle: dict[str, Any] = {}
+        print(f"#### Mode `{mode}`\n")
+        await show_list()
+        if mode == "handle":
+            created = await call("create_invoice", {"customer": "ACME GmbH"})
+            handle = {"invoice_id": created["invoice_id"]}
+        await call("discharge_invoice", {**handle})
+        await call("add_line_item", {**handle, "description": "Consulting, October", "amount": 1200})
+        await call("submit_invoice", {**handle})
+        if mode == "session":
+            await show_list()
+        await call("approve_invoice", {**handle, "note": "within budget"})
+        if mode == "session":
+            await show_list()
+        await call("discharge_invoice", {**handle})
+        if mode == "session":
+            await show_list()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     parser.add_argument("--port", type=int, default=8765, help="HTTP port on 127.0.0.1 (default 8765)")
     parser.add_argument("--mode", choices=("session", "handle"), default="session")
     parser.add_argument("--store", help="memory (default), sqlite:PATH or redis://HOST:PORT/DB")
+    parser.add_argument(
+        "--agent-view", action="store_true", help="drive this server with a scripted agent, print Markdown"
+    )
     args = parser.parse_args()
+    if args.agent_view:
+        asyncio.run(agent_view(args.mode))
+        return
     server = build_server(mode=args.mode, store=_store_from(args.store))
     if args.http:
         import uvicorn
