@@ -77,7 +77,7 @@ def invoice_server(
     @gate.tool(description="Show the invoice.", compact_description="Show it.")
     async def get_invoice(arguments: dict[str, Any], call: GateCall) -> dict[str, Any]:
         counted("get_invoice")
-        return {"key": call.key}
+        return {"key": call.key, "state": call.state}
 
     gate.install(server)
     return server, gate, calls
@@ -163,6 +163,27 @@ async def test_success_names_the_tools_available_now() -> None:
             "state": "review",
             "allowedTools": ["approve_invoice", "reject_invoice", "get_invoice"],
         }
+
+
+async def test_unbound_tools_see_and_report_the_state() -> None:
+    server, _, _ = invoice_server()
+    async with Client(server, mode=LEGACY) as client:
+        await client.call_tool("submit_invoice", {})
+        result = await client.call_tool("get_invoice", {})
+        assert result.structured_content is not None
+        assert result.structured_content["state"] == "review"
+        assert "Tools available now: approve_invoice, reject_invoice, get_invoice." in text_of(result)
+    handle_server, _, _ = invoice_server(mode="handle")
+    async with Client(handle_server, mode=MODERN) as client:
+        created = (await client.call_tool("create_invoice", {})).structured_content
+        assert created is not None
+        result = await client.call_tool("get_invoice", {"invoice_id": created["invoice_id"]})
+        assert result.structured_content is not None
+        assert result.structured_content["state"] == "draft"
+        without_handle = await client.call_tool("get_invoice", {})
+        assert without_handle.structured_content is not None
+        assert without_handle.structured_content["state"] is None
+        assert "Tools available now" not in text_of(without_handle)
 
 
 async def test_list_changed_is_sent_on_the_calls_stream_only_when_the_list_changes() -> None:

@@ -75,7 +75,8 @@ class GateCall:
     arguments: dict[str, Any]
     #: The workflow's store key (`session:<id>`, `handle:<h>`, ...): key your own data by it.
     key: str
-    #: The workflow's state before the call (an engine snapshot), None for ungated tools.
+    #: The workflow's state before the call (an engine snapshot); None when there is no
+    #: workflow (a creating tool's new one aside), e.g. an unbound tool called without a handle.
     snapshot: Any
     #: The state handle (handle mode, or the one a creating tool just minted).
     handle: str | None
@@ -465,17 +466,31 @@ class Gate:
             return await self._create_workflow(ctx, params, gate_tool, binding)
         if binding is None or (not binding.is_state_bound and binding.event is None):
             if gate_tool is not None:
-                arguments = dict(params.arguments or {})
-                key = self._keys.resolve(ctx, arguments)
-                handle = key.value if key.kind == "handle" else None
-                call = GateCall(name, arguments, key.store_key, None, handle, ctx)
-                return await self._run_gate_tool(gate_tool, call)
+                return await self._ungated_call(ctx, params, gate_tool)
             if self._inner_call is not None:
                 return await self._inner_call(ctx, params)
             return error_result(f"Unknown tool: {name}")
         key = self._keys.resolve(ctx, params.arguments)
         async with self._locks.hold(key.store_key):
             return await self._gated_call(ctx, params, key, binding, gate_tool)
+
+    async def _ungated_call(
+        self, ctx: Any, params: types.CallToolRequestParams, gate_tool: _GateTool
+    ) -> types.CallToolResult:
+        """An always-visible gate tool: no lock, no check, but it sees (and reports) the state."""
+        arguments = dict(params.arguments or {})
+        key = self._keys.resolve(ctx, arguments)
+        handle = key.value if key.kind == "handle" else None
+        snapshot = None
+        if self.mode == "session" or handle is not None:
+            # In handle mode a call without a handle has no workflow worth reporting.
+            loaded = await self._load(key)
+            snapshot = None if loaded is None else loaded[0].snapshot
+        call = GateCall(params.name, arguments, key.store_key, snapshot, handle, ctx)
+        result = await self._run_gate_tool(gate_tool, call)
+        if snapshot is None:
+            return result
+        return await self._noted(ctx, result, snapshot, handle)
 
     async def _gated_call(
         self,
