@@ -402,3 +402,25 @@ async def test_sqlite_store_serialises_racing_calls_through_leases(tmp_path: Any
     assert calls["approve_invoice"] == 1
     assert (await gate.snapshot_of(handle=handle)).value == "approved"
     store.close()
+
+
+async def test_a_raising_guard_leaves_the_workflow_where_it_was() -> None:
+    def broken(args: Any, params: Any) -> bool:
+        raise ValueError("guard exploded")
+
+    machine = statekit.setup(guards={"broken": broken}).create_machine(
+        {"id": "g", "initial": "a", "states": {"a": {"on": {"GO": {"target": "b", "guard": "broken"}}}, "b": {}}}
+    )
+    server: Server[Any] = Server("guarded")
+    gate = Gate(machine)
+
+    @gate.tool(description="Go.", bind="a", on_success="GO")
+    async def go(arguments: dict[str, Any], call: GateCall) -> str:
+        return "went"
+
+    gate.install(server)
+    async with Client(server, mode=LEGACY) as client:
+        result = await client.call_tool("go", {})
+        assert result.is_error
+        assert "could not take event GO" in text_of(result)
+        assert await names(client) == ["go"]

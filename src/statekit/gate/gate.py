@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
 
@@ -554,16 +555,32 @@ class Gate:
         try:
             result = await self._run(ctx, params, gate_tool, call)
         except BaseException:
-            await self._release(key, record, reserved_version)
+            # Shielded: a cancelled call must still drop its lease, or the workflow
+            # stays blocked until the lease expires.
+            with anyio.CancelScope(shield=True):
+                await self._release(key, record, reserved_version)
             raise
         if not isinstance(result, types.CallToolResult) or result.is_error:
             # An error, or a non-final result such as InputRequiredResult: nothing fires.
             await self._release(key, record, reserved_version)
             return result
         event = {**self._event_data.get(name, _default_event_data)(arguments, result), "type": binding.event}
-        next_snapshot, _actions = statekit.transition(self.machine, snapshot, event)
         try:
-            await self._save(key, next_snapshot, None, reserved_version)
+            next_snapshot, _actions = statekit.transition(self.machine, snapshot, event)
+        except statekit.EngineError as error:
+            # e.g. a guard raised. The handler ran; the workflow stays where it was.
+            logger.exception("statekit.gate: event %s from %s failed", binding.event, name)
+            with anyio.CancelScope(shield=True):
+                await self._release(key, record, reserved_version)
+            return error_result(
+                f'Tool "{name}" ran, but the workflow could not take event {binding.event}: {error}'
+            )
+        try:
+            # Shielded: the handler's side effect happened, so the transition must be
+            # recorded even if the client cancels now; otherwise a later caller could
+            # take over the expired lease and repeat the side effect.
+            with anyio.CancelScope(shield=True):
+                await self._save(key, next_snapshot, None, reserved_version)
         except StoreConflict:
             logger.error(
                 "statekit.gate: %s on %s ran but its lease expired before the commit; "
