@@ -29,6 +29,10 @@ CASE_FILES = sorted((ORACLE_DIR / "cases").glob("*.json"))
 STEP_FIELDS = ("value", "context", "status", "tags", "output", "actions", "children")
 #: Words that mark a case as being about an error (XState may throw or report one).
 ERROR_CASE_MARKERS = ("error", "throws")
+#: A bound on microsteps per macrostep for statekit when the config sets none, so that an
+#: engine bug that loops forever fails a case instead of hanging the suite. No case needs
+#: more than a few dozen microsteps.
+HANG_GUARD_ITERATIONS = 10_000
 
 
 def _load_cases() -> list[dict[str, Any]]:
@@ -138,6 +142,7 @@ def _describe_step(event: Mapping[str, Any], snapshot: Any, actions: list[Any]) 
         "actions": [action.type for action in actions],
         "action_params": [_action_params(action.type, action.params) for action in actions],
         "children": sorted(snapshot.children),
+        "snapshot_error": _plain(snapshot.error) if snapshot.status == "error" else None,
     }
 
 
@@ -145,12 +150,34 @@ def _error_message(error: Exception) -> str:
     return str(error) or type(error).__name__
 
 
+def _configured_max_iterations(config: Any) -> Any:
+    """`options.maxIterations` of a config (or of a `{"machine": config}` document)."""
+    if isinstance(config, Mapping) and "machine" in config and "states" not in config:
+        config = config["machine"]
+    options = config.get("options") if isinstance(config, Mapping) else None
+    return options.get("maxIterations") if isinstance(options, Mapping) else None
+
+
+def _create_machine(case: Mapping[str, Any]) -> Any:
+    setup = IMPLEMENTATIONS.setup_for_case(case.get("guards"))
+    configured = _configured_max_iterations(case["config"])
+    if configured is None:
+        return setup.create_machine(case["config"], max_iterations=HANG_GUARD_ITERATIONS)
+    # The config's own bound must be honoured; running without it could loop forever.
+    machine = setup.create_machine(case["config"])
+    if getattr(machine, "max_iterations", None) != configured:
+        raise AssertionError(
+            f"statekit ignored the config's options.maxIterations ({configured}); not running the case"
+        )
+    return machine
+
+
 def statekit_trace(case: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The same trace as trace.mjs's `runCase`, produced by statekit."""
     init_event = {"type": "xstate.init"}
     steps: list[dict[str, Any]] = []
     try:
-        machine = IMPLEMENTATIONS.setup_for_case(case.get("guards")).create_machine(case["config"])
+        machine = _create_machine(case)
         snapshot, actions = statekit.initial_transition(machine, input=case.get("input"))
         steps.append(_describe_step(init_event, snapshot, actions))
     except Exception as error:  # the trace records any failure, as trace.mjs does
@@ -260,6 +287,30 @@ def test_action_params_match_xstate(
     )
     if report is not None:
         pytest.fail(report, pytrace=False)
+
+
+def _has_errors(case: Mapping[str, Any]) -> bool:
+    return any(marker in case["name"] for marker in ERROR_CASE_MARKERS)
+
+
+@pytest.mark.parametrize("name", [_case_param(case) for case in CASES if _has_errors(case)])
+def test_error_messages_match_xstate(
+    name: str, xstate_traces: dict[str, list[dict[str, Any]]]
+) -> None:
+    """statekit words its errors like XState: thrown errors and `snapshot.error` of status 'error'."""
+    case = CASES_BY_NAME[name]
+    expected = xstate_traces[name]
+    actual = statekit_trace(case)
+    lines = []
+    for index, (expected_step, actual_step) in enumerate(zip(expected, actual, strict=False)):
+        for field in ("error", "snapshot_error"):
+            if _canonical(expected_step.get(field)) != _canonical(actual_step.get(field)):
+                lines.append(
+                    f"step {index} ({expected_step['event']['type']}) {field}:\n"
+                    f"    XState   {_show(expected_step.get(field))}\n    statekit {_show(actual_step.get(field))}"
+                )
+    if lines:
+        pytest.fail("\n".join([f"case {name!r} ({case['file']}):", *lines]), pytrace=False)
 
 
 # -- the corpus itself --------------------------------------------------------------------

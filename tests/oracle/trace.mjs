@@ -6,7 +6,7 @@
 // transition with `cond`). statekit refuses them too, so the oracle must run that build.
 // Each input is a JSON array of cases {name, config, events, input?, guards?}; with no file
 // arguments the array is read from stdin. The output is one JSON array of
-// {name, steps: [{event, value, context, status, tags, output, actions, action_params, children} | {event, error}]}.
+// {name, steps: [{event, value, context, status, tags, output, actions, action_params, children, snapshot_error} | {event, error}]}.
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import {
@@ -148,7 +148,14 @@ function describeStep(event, snapshot, executableActions) {
     actions: executableActions.map((action) => action.type),
     action_params: executableActions.map((action) => JSON.parse(JSON.stringify(actionParams(action) ?? null))),
     children: Object.keys(snapshot.children ?? {}).sort(),
+    // Why the snapshot is in status 'error': a thrown Error's message, or an error event's `error`.
+    snapshot_error: snapshot.status === 'error' ? errorDetail(snapshot.error) : null,
   };
+}
+
+function errorDetail(error) {
+  if (error instanceof Error) return error.message;
+  return error === undefined ? null : JSON.parse(JSON.stringify(error));
 }
 
 function errorMessage(error) {
