@@ -185,6 +185,8 @@ def _ancestor_ids(node: StateNode, model: MachineModel) -> set[str]:
 
 def _check_transition(node: StateNode, transition: Transition, model: MachineModel, resolver: Resolver) -> Iterator[Issue]:
     where = transition_path(node, transition)
+    if transition.extra.get("cond") is not None:
+        yield issue("invalid_config", "`cond` was renamed to `guard` in XState v5", f"{where}.cond")
     if transition.kind == "on" and transition.index == 0:  # one report per descriptor
         if transition.event == "":
             yield issue("empty_event_descriptor", "the empty event key is not allowed; use `always`", where)

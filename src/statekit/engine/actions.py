@@ -7,7 +7,7 @@ in `ExecutableAction.run`, and the actor runs them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +63,11 @@ class ActionContext:
 
 
 def resolve_actions(
-    snapshot: Snapshot, event: Event, ctx: ActionContext, actions: list[Action], deferred_actor_ids: list[str] | None
+    snapshot: Snapshot,
+    event: Event,
+    ctx: ActionContext,
+    actions: Sequence[Action],
+    deferred_actor_ids: Sequence[str] | None,
 ) -> Snapshot:
     """Resolve `actions` in order against an evolving snapshot."""
     for action in actions:
@@ -72,7 +76,7 @@ def resolve_actions(
 
 
 def _resolve_action(
-    snapshot: Snapshot, event: Event, ctx: ActionContext, action: Action, deferred_actor_ids: list[str] | None
+    snapshot: Snapshot, event: Event, ctx: ActionContext, action: Action, deferred_actor_ids: Sequence[str] | None
 ) -> Snapshot:
     if action.is_builtin:
         return _resolve_builtin(snapshot, event, ctx, action, None, deferred_actor_ids)
@@ -116,7 +120,7 @@ def _resolve_builtin(
     ctx: ActionContext,
     action: Action,
     params: Any,
-    deferred_actor_ids: list[str] | None,
+    deferred_actor_ids: Sequence[str] | None,
 ) -> Snapshot:
     fields = action.fields
     args = ActionArgs(snapshot.context, event)
@@ -175,7 +179,7 @@ def _defined(**values: Any) -> dict[str, Any]:
 
 
 def _resolve_send(
-    snapshot: Snapshot, event: Event, ctx: ActionContext, action: Action, params: Any, deferred: list[str] | None
+    snapshot: Snapshot, event: Event, ctx: ActionContext, action: Action, params: Any, deferred: Sequence[str] | None
 ) -> Snapshot:
     fields = action.fields
     args = ActionArgs(snapshot.context, event)

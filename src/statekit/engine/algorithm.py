@@ -13,6 +13,7 @@ from typing import Any
 from statekit.engine.actions import ActionContext, resolve_actions
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.machine import Machine, Node, RuntimeTransition
+from statekit.engine.plan import MAX_PLANS, build_plan, plan_key
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError
 from statekit.model.core import Action
@@ -61,18 +62,25 @@ def candidates(node: Node, event_type: str) -> list[RuntimeTransition]:
     return result
 
 
-def node_next(node: Node, snapshot: Snapshot, event: Event) -> list[RuntimeTransition] | None:
-    """`StateNode.next`: the first candidate whose guard passes."""
+def node_next(node: Node, snapshot: Snapshot, event: Event, probe: list[bool]) -> list[RuntimeTransition] | None:
+    """`StateNode.next`: the first candidate whose guard passes.
+
+    `probe[0]` is set when a guard was evaluated: the selection then depends on context
+    and the event's payload and must not be cached.
+    """
     event_type = event["type"]
     for candidate in candidates(node, event_type):
         guard = candidate.guard
         if guard is None:
             return [candidate]
+        probe[0] = True
         try:
             passed = evaluate_guard(guard, snapshot.context, event, snapshot)
         except Exception as error:
+            # Built-in guards are inline functions in XState, which have no name to show.
+            label = "" if guard.is_builtin else f"'{guard.type}' "
             raise EngineError(
-                f"Unable to evaluate guard '{guard.type}' in transition for event '{event_type}' "
+                f"Unable to evaluate guard {label}in transition for event '{event_type}' "
                 f"in state node '{node.id}':\n{_message(error)}"
             ) from error
         if passed:
@@ -94,39 +102,53 @@ def _active_children(node: Node, node_set: frozenset[Node]) -> list[Node]:
     return node.initial_target[:1]
 
 
-def transition_node(node: Node, snapshot: Snapshot, event: Event, node_set: frozenset[Node]) -> list[RuntimeTransition] | None:
+def transition_node(node: Node, snapshot: Snapshot, event: Event, node_set: frozenset[Node],
+                    probe: list[bool]) -> list[RuntimeTransition] | None:
     """`transitionNode`, walking the active tree instead of the state value (same order)."""
     if node.type == "compound":
         active = _active_children(node, node_set)
         if active:
             child = active[0]
             inner = (
-                node_next(child, snapshot, event)
+                node_next(child, snapshot, event, probe)
                 if child.type in ("atomic", "final") or not child.children
-                else transition_node(child, snapshot, event, node_set)
+                else transition_node(child, snapshot, event, node_set, probe)
             )
             if inner:
                 return inner
-        return node_next(node, snapshot, event)
+        return node_next(node, snapshot, event, probe)
     if node.type == "parallel":
         collected: list[RuntimeTransition] = []
         for region in _active_children(node, node_set):
-            inner = transition_node(region, snapshot, event, node_set)
+            inner = transition_node(region, snapshot, event, node_set, probe)
             if inner:
                 collected.extend(inner)
         if collected:
             return collected
-        return node_next(node, snapshot, event)
-    return node_next(node, snapshot, event)
+        return node_next(node, snapshot, event, probe)
+    return node_next(node, snapshot, event, probe)
 
 
 def select_transitions(snapshot: Snapshot, event: Event) -> list[RuntimeTransition]:
-    """`selectTransitions` / `machine.getTransitionData`."""
-    return transition_node(snapshot.machine.root, snapshot, event, snapshot.node_set) or []
+    """`selectTransitions` / `machine.getTransitionData` (cached when no guard was consulted)."""
+    machine = snapshot.machine
+    key = (snapshot.nodes, event["type"])
+    cached = machine.selections.get(key)
+    if cached is not None:
+        return cached
+    probe = [False]
+    result = transition_node(machine.root, snapshot, event, snapshot.node_set, probe) or []
+    if not probe[0]:
+        if len(machine.selections) >= MAX_PLANS:
+            machine.selections.clear()
+        machine.selections[key] = result
+    return result
 
 
 def select_eventless_transitions(snapshot: Snapshot, event: Event) -> list[RuntimeTransition]:
     """`selectEventlessTransitions`: per atomic state, the first passing `always` up the tree."""
+    if not snapshot.machine.has_always:
+        return []
     enabled: dict[RuntimeTransition, None] = {}
     for node in snapshot.nodes:
         if node.type not in ("atomic", "final"):
@@ -407,105 +429,52 @@ def microstep(
     event: Event,
     is_initial: bool,
 ) -> Snapshot:
-    """`microstep`: exit, transition actions, enter; record history; detect done."""
+    """`microstep`: exit, transition actions, enter; record history; detect done.
+
+    The structural work is a cached `MicrostepPlan`; the actions are resolved live.
+    """
     if not transitions:
         return snapshot
-    active: dict[Node, None] = dict.fromkeys(snapshot.nodes)
+    machine = snapshot.machine
     history = snapshot.history
-    filtered = remove_conflicting_transitions(transitions, active, history)
+    key = plan_key(transitions, snapshot.nodes, history if machine.has_history else None, is_initial)
+    plan = machine.plans.get(key)
+    if plan is None:
+        plan = build_plan(transitions, snapshot.nodes, history, is_initial)
+        if len(machine.plans) >= MAX_PLANS:
+            machine.plans.clear()
+        machine.plans[key] = plan
     next_snapshot = snapshot
-    if not is_initial:
-        next_snapshot, history = _exit_states(next_snapshot, event, ctx, filtered, active, history)
-    transition_actions: list[Action] = [action for t in filtered for action in t.actions]
-    next_snapshot = resolve_actions(next_snapshot, event, ctx, transition_actions, None)
-    next_snapshot = _enter_states(next_snapshot, event, ctx, filtered, active, history, is_initial)
-    next_nodes = tuple(active)
+    for _node, exit_actions in plan.exits:
+        if exit_actions:
+            next_snapshot = resolve_actions(next_snapshot, event, ctx, exit_actions, None)
+    if plan.history_updates is not None:
+        history = {**history, **dict(plan.history_updates)}
+    if plan.transition_actions:
+        next_snapshot = resolve_actions(next_snapshot, event, ctx, plan.transition_actions, None)
+    for entry in plan.entries:
+        if entry.actions:
+            next_snapshot = resolve_actions(next_snapshot, event, ctx, entry.actions, entry.deferred_actor_ids)
+        final = entry.final
+        if final is not None:
+            if final.parent_done_id is not None:
+                node = entry.node
+                output = _resolve_output(node.output, next_snapshot.context, event) if node.has_output else None
+                ctx.internal_queue.append({"type": f"xstate.done.state.{final.parent_done_id}", "output": output})
+            for parallel_id in final.parallel_done_ids:
+                ctx.internal_queue.append({"type": f"xstate.done.state.{parallel_id}", "output": None})
+            if final.machine_done:
+                next_snapshot = next_snapshot.clone(
+                    status="done", output=_machine_output(next_snapshot, event, final.completion)
+                )
+    next_nodes = plan.next_nodes
     if next_snapshot.status == "done":
-        exits = [action for node in sorted(next_nodes, key=lambda n: -n.order) for action in node.exit]
         next_nodes = tuple(sorted(next_nodes, key=lambda n: -n.order))
+        exits = [action for node in next_nodes for action in node.exit]
         next_snapshot = resolve_actions(next_snapshot, event, ctx, exits, None)
-    if history is snapshot.history and _same_nodes(snapshot.nodes, active):
+    if plan.history_updates is None and plan.same_nodes:
         return next_snapshot
     return next_snapshot.clone(nodes=next_nodes, history=history)
-
-
-def _same_nodes(previous: tuple[Node, ...], current: Mapping[Node, None]) -> bool:
-    return len(previous) == len(current) and all(node in current for node in previous)
-
-
-def _exit_states(
-    snapshot: Snapshot,
-    event: Event,
-    ctx: ActionContext,
-    transitions: list[RuntimeTransition],
-    active: dict[Node, None],
-    history: HistoryValue,
-) -> tuple[Snapshot, HistoryValue]:
-    to_exit = compute_exit_set(transitions, active, history)
-    to_exit.sort(key=lambda n: -n.order)
-    changed: dict[str, tuple[Node, ...]] | None = None
-    for exiting in to_exit:
-        for history_node in exiting.history_children:
-            if history_node.history == "deep":
-                recorded = tuple(n for n in active if n.type in ("atomic", "final") and n.is_descendant_of(exiting))
-            else:
-                recorded = tuple(n for n in active if n.parent is exiting)
-            if changed is None:
-                changed = dict(history)
-            changed[history_node.id] = recorded
-    for exiting in to_exit:
-        actions = [*exiting.exit, *(Action(type="xstate.stopChild", fields={"actorRef": inv.id}) for inv in exiting.invoke)]
-        snapshot = resolve_actions(snapshot, event, ctx, actions, None)
-        del active[exiting]
-    return snapshot, (changed if changed is not None else history)
-
-
-def _enter_states(
-    snapshot: Snapshot,
-    event: Event,
-    ctx: ActionContext,
-    transitions: list[RuntimeTransition],
-    active: dict[Node, None],
-    history: HistoryValue,
-    is_initial: bool,
-) -> Snapshot:
-    to_enter: dict[Node, None] = {}
-    for_default_entry: dict[Node, None] = {}
-    compute_entry_set(transitions, history, for_default_entry, to_enter)
-    machine = snapshot.machine
-    if is_initial:
-        for_default_entry[machine.root] = None
-    completed: set[Node] = set()
-    for entering in sorted(to_enter, key=lambda n: n.order):
-        active[entering] = None
-        actions: list[Action] = list(entering.entry)
-        for invoke in entering.invoke:
-            fields: dict[str, Any] = {"src": invoke.src, "id": invoke.id, "systemId": invoke.system_id,
-                                      "syncSnapshot": any(t.kind == "invoke.onSnapshot" for t in entering.model.transitions)}
-            if invoke.has_input:
-                fields["input"] = invoke.input
-            actions.append(Action(type="xstate.spawnChild", fields=fields))
-        if entering in for_default_entry:
-            actions.extend(entering.initial_actions)
-        snapshot = resolve_actions(snapshot, event, ctx, actions, [inv.id for inv in entering.invoke])
-        if entering.type == "final":
-            parent = entering.parent
-            marker = parent if parent is not None and parent.type == "parallel" else (parent.parent if parent else None)
-            completion = marker or entering
-            if parent is not None and parent.type == "compound":
-                output = _resolve_output(entering.output, snapshot.context, event) if entering.has_output else None
-                done_event: dict[str, Any] = {"type": f"xstate.done.state.{parent.id}", "output": output}
-                ctx.internal_queue.append(done_event)
-            while (marker is not None and marker.type == "parallel" and marker not in completed
-                   and is_in_final_state(active, marker)):
-                completed.add(marker)
-                ctx.internal_queue.append({"type": f"xstate.done.state.{marker.id}", "output": None})
-                completion = marker
-                marker = marker.parent
-            if marker is not None:
-                continue
-            snapshot = snapshot.clone(status="done", output=_machine_output(snapshot, event, completion))
-    return snapshot
 
 
 def _resolve_output(mapper: Any, context: Any, event: Event) -> Any:
@@ -580,7 +549,8 @@ def _stop_children(snapshot: Snapshot, event: Event, ctx: ActionContext) -> Snap
 
 def initial_snapshot(machine: Machine, ctx: ActionContext, input_value: Any) -> Snapshot:
     """`getInitialSnapshot`: the pre-initial snapshot, the initial microstep, then a macrostep."""
-    init_event: dict[str, Any] = {"type": XSTATE_INIT, "input": input_value}
+    # JS leaves `input` undefined when none is given, and JSON then omits it.
+    init_event: dict[str, Any] = {"type": XSTATE_INIT} if input_value is None else {"type": XSTATE_INIT, "input": input_value}
     config_context = machine.model.context
     context: Any = config_context if (config_context and not callable(config_context)) else {}
     snapshot = Snapshot(machine, (machine.root,), context)

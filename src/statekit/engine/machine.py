@@ -125,11 +125,21 @@ class Machine:
                  *, max_iterations: int | None = None) -> None:
         self.model = model
         self.implementations = implementations or Implementations()
-        self.max_iterations = max_iterations
+        options = model.extra.get("options")
+        configured = options.get("maxIterations") if isinstance(options, dict) else None
+        # XState's `options.maxIterations` in the config; an explicit argument wins.
+        self.max_iterations = max_iterations if max_iterations is not None else (
+            configured if isinstance(configured, int) and not isinstance(configured, bool) else None)
         self.id = model.id
         self.id_map: dict[str, Node] = {}
         self.nodes: list[Node] = []
         self.root = self._build(model.root, None)
+        self.has_history = any(node.type == "history" for node in self.nodes)
+        self.has_always = any(node.model.transitions and any(t.kind == "always" for t in node.model.transitions)
+                              for node in self.nodes)
+        #: Caches of structural results (see plan.py and algorithm.select_transitions).
+        self.plans: dict[tuple[object, ...], Any] = {}
+        self.selections: dict[tuple[object, ...], list[RuntimeTransition]] = {}
         self._resolver = Resolver(model)
         for node in self.nodes:
             self._initialize(node)
@@ -206,6 +216,11 @@ class Machine:
             )
 
     def _runtime_transition(self, node: Node, transition: Transition) -> RuntimeTransition:
+        if transition.extra.get("cond"):
+            raise MachineDefinitionError(
+                f'State "{node.id}" has declared `cond` for one of its transitions. '
+                "This property has been renamed to `guard`. Please update your code."
+            )
         target: list[Node] | None = None
         if transition.targets is not None:
             target = [self.node(self._resolver.resolve_target(node.model, t).id) for t in transition.targets]

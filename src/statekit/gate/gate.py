@@ -130,8 +130,13 @@ class Gate:
         lease_seconds: float = 60.0,
         workflow_input: Any = None,
         handle_factory: Callable[[], str] | None = None,
+        state_note: bool = True,
     ) -> None:
-        """`workflow` is an XState v5 config dict or a machine from `statekit.create_machine`."""
+        """`workflow` is an XState v5 config dict or a machine from `statekit.create_machine`.
+
+        `state_note=False` leaves successful results as the handler made them (no text
+        block naming the state and the allowed tools, no `_meta`); refusals always say it.
+        """
         if mode not in ("session", "handle"):
             raise GateConfigError(f"mode must be 'session' or 'handle', not {mode!r}")
         if mode == "handle" and not state_handle_key:
@@ -147,6 +152,7 @@ class Gate:
         self.state_handle_key = state_handle_key
         self.store: StateStore = store if store is not None else MemoryStore()
         self.lease_seconds = lease_seconds
+        self.state_note = state_note
         self._process_local_store = bool(getattr(self.store, "process_local", False))
         self._initial_snapshot, _ = statekit.initial_transition(self.machine, input=workflow_input)
         self._initial_record = Record(
@@ -683,7 +689,7 @@ class Gate:
         *,
         allowed: list[str] | None = None,
     ) -> types.CallToolResult:
-        if result.is_error:
+        if result.is_error or not self.state_note:
             return result
         return with_state_note(
             result,

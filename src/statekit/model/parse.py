@@ -279,10 +279,6 @@ def _parse_transition(
         item = {"target": item}
     if not isinstance(item, Mapping):
         raise MachineDefinitionError("a transition must be a target string or an object", where)
-    if "cond" in item:
-        raise MachineDefinitionError(
-            "`cond` was renamed to `guard` in XState v5", _join(where, "cond")
-        )
     raw_target = item.get("target")
     targets: tuple[str, ...] | None
     if raw_target is None or raw_target == "":
