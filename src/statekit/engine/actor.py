@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from statekit.engine.actions import ExecutableAction
-from statekit.engine.api import initial_transition, transition
+from statekit.engine.api import initial_transition, run_macrostep
 from statekit.engine.clock import VirtualClock
 from statekit.engine.machine import Machine
 from statekit.engine.snapshot import Snapshot
@@ -60,31 +60,40 @@ class Actor:
 
     def send(self, event: Mapping[str, Any] | str) -> None:
         """Process `event` (events sent while processing are queued, as in XState's mailbox)."""
-        self._queue.append({"type": event} if isinstance(event, str) else event)
+        if isinstance(event, str):
+            event = {"type": event}
+        elif not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
+            raise EngineError("an event must be an object with a string `type`")
         if self._processing:
+            self._queue.append(event)
             return
         self._processing = True
         try:
+            self._process(event)
             while self._queue:
-                current = self._queue.pop(0)
-                snapshot = self.get_snapshot()
-                if snapshot.status != "active":
-                    continue
-                try:
-                    next_snapshot, actions = transition(self.machine, snapshot, current)
-                except EngineError as error:
-                    self._commit(snapshot.clone(status="error", error=str(error)), [])
-                    continue
-                self._commit(next_snapshot, actions)
+                self._process(self._queue.pop(0))
         finally:
             self._processing = False
 
+    def _process(self, event: Mapping[str, Any]) -> None:
+        snapshot = self.get_snapshot()
+        if snapshot.status != "active":
+            return
+        try:
+            next_snapshot, actions = run_macrostep(snapshot, event)
+        except EngineError as error:
+            self._commit(snapshot.clone(status="error", error=str(error)), [])
+            return
+        self._commit(next_snapshot, actions)
+
     def _commit(self, snapshot: Snapshot, actions: list[ExecutableAction]) -> None:
         self._snapshot = snapshot
-        for action in actions:
-            self._execute(action)
-        for listener in list(self._listeners):
-            listener(snapshot)
+        if actions:
+            for action in actions:
+                self._execute(action)
+        if self._listeners:
+            for listener in list(self._listeners):
+                listener(snapshot)
 
     def _execute(self, action: ExecutableAction) -> None:
         params = action.params if isinstance(action.params, Mapping) else {}

@@ -39,6 +39,11 @@ def transition(machine: Machine, snapshot: Snapshot, event: Mapping[str, Any] | 
         raise EngineError("an event must be an object with a string `type`")
     if snapshot.machine is not machine:
         snapshot = restore_snapshot(machine, snapshot.to_json())
+    return run_macrostep(snapshot, event)
+
+
+def run_macrostep(snapshot: Snapshot, event: Mapping[str, Any]) -> tuple[Snapshot, list[ExecutableAction]]:
+    """`transition` for an event already checked; the actor calls this directly."""
     ctx = ActionContext()
     try:
         next_snapshot = macrostep(snapshot, event, ctx)
