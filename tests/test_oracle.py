@@ -47,11 +47,9 @@ CASES = _load_cases()
 CASES_BY_NAME = {case["name"]: case for case in CASES}
 
 
-def _load_implementations() -> ModuleType:
-    # tests/oracle is not a package; load the shared implementations by path.
-    spec = importlib.util.spec_from_file_location(
-        "statekit_oracle_implementations", ORACLE_DIR / "implementations.py"
-    )
+def _load_module(name: str, filename: str) -> ModuleType:
+    # tests/oracle is not a package; load its modules by path.
+    spec = importlib.util.spec_from_file_location(name, ORACLE_DIR / filename)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
@@ -59,7 +57,14 @@ def _load_implementations() -> ModuleType:
     return module
 
 
-IMPLEMENTATIONS = _load_implementations()
+IMPLEMENTATIONS = _load_module("statekit_oracle_implementations", "implementations.py")
+RANDOM_MACHINES = _load_module("statekit_oracle_random_machines", "random_machines.py")
+#: Seeds of the generated cases; each seed is one reproducible machine and event sequence.
+RANDOM_SEEDS = range(300)
+RANDOM_CASES = {
+    f"random_{seed}": {**RANDOM_MACHINES.random_case(seed), "file": "random_machines.py"}
+    for seed in RANDOM_SEEDS
+}
 
 
 def _unavailable(reason: str) -> None:
@@ -69,9 +74,8 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
-def xstate_traces() -> dict[str, list[dict[str, Any]]]:
-    """XState's trace of every case, by case name, from one node run over the corpus."""
+def _run_trace(arguments: list[str], stdin: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Run trace.mjs on XState's development build; its traces by case name."""
     if not (ORACLE_DIR / "node_modules").is_dir():
         _unavailable("tests/oracle/node_modules is missing; run `npm ci` in tests/oracle")
     node = shutil.which("node")
@@ -79,16 +83,29 @@ def xstate_traces() -> dict[str, list[dict[str, Any]]]:
         _unavailable("node is not on PATH")
     assert node is not None
     completed = subprocess.run(
-        [node, "--conditions=development", str(ORACLE_DIR / "trace.mjs"), *map(str, CASE_FILES)],
+        [node, "--conditions=development", str(ORACLE_DIR / "trace.mjs"), *arguments],
+        input=stdin,
         capture_output=True,
         text=True,
         check=False,
         cwd=ORACLE_DIR,
+        timeout=600,  # a safety net against a machine that never settles, not a measurement
     )
     if completed.returncode != 0:
-        pytest.fail(f"trace.mjs failed ({completed.returncode}):\n{completed.stderr}")
-    results = json.loads(completed.stdout)
-    return {result["name"]: result["steps"] for result in results}
+        pytest.fail(f"trace.mjs failed ({completed.returncode}):\n{completed.stderr[-4000:]}")
+    return {result["name"]: result["steps"] for result in json.loads(completed.stdout)}
+
+
+@pytest.fixture(scope="session")
+def xstate_traces() -> dict[str, list[dict[str, Any]]]:
+    """XState's trace of every corpus case, by case name, from one node run."""
+    return _run_trace([str(path) for path in CASE_FILES])
+
+
+@pytest.fixture(scope="session")
+def xstate_random_traces() -> dict[str, list[dict[str, Any]]]:
+    """XState's trace of every generated case, from one node run (cases on stdin)."""
+    return _run_trace([], stdin=json.dumps(list(RANDOM_CASES.values())))
 
 
 # -- statekit's side ----------------------------------------------------------------------
@@ -287,6 +304,31 @@ def test_action_params_match_xstate(
     )
     if report is not None:
         pytest.fail(report, pytrace=False)
+
+
+@pytest.mark.parametrize("name", list(RANDOM_CASES))
+def test_random_case_matches_xstate(
+    name: str, xstate_random_traces: dict[str, list[dict[str, Any]]]
+) -> None:
+    """A generated machine (see random_machines.py); `python tests/oracle/random_machines.py N` prints it."""
+    case = RANDOM_CASES[name]
+    fields = (*STEP_FIELDS, "action_params", "snapshot_error")
+    report = _trace_report(case, xstate_random_traces[name], statekit_trace(case), fields)
+    if report is not None:
+        pytest.fail(report, pytrace=False)
+
+
+def test_random_cases_run_cleanly_in_xstate(
+    xstate_random_traces: dict[str, list[dict[str, Any]]],
+) -> None:
+    """The generator writes valid configs: XState accepts every one of them."""
+    assert set(xstate_random_traces) == set(RANDOM_CASES)
+    refused = [
+        name
+        for name, steps in xstate_random_traces.items()
+        if any("error" in step for step in steps)
+    ]
+    assert refused == []
 
 
 def _has_errors(case: Mapping[str, Any]) -> bool:
