@@ -1,0 +1,275 @@
+"""The format layer: every machine format reads into the canonical model and writes from it.
+
+There is no format-to-format converter: converting is `read` (source -> `MachineModel`) then
+`write` (`MachineModel` -> target). Each format lives in its own module and registers itself.
+
+How to add a format
+-------------------
+In `statekit/formats/<name>.py`::
+
+    from statekit.formats import FormatWarning, Source, register_format, warning
+
+    def read(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
+        ...  # raise ToolError("invalid_input", ...) on bad input; never eval/exec it
+
+    def write(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning]]:
+        ...  # text (str) or a JSON object; one warning per thing the format cannot express
+
+    def detect(source: Source) -> float:
+        ...  # 0.0 = not this format; higher = more certain (see the scale below)
+
+    register_format("name", read=read, write=write, detect=detect, aliases=("other-name",))
+
+and add the module name to `BUILTIN_FORMAT_MODULES` below (names whose module is absent are
+skipped, so a format can be listed before it lands). `read` or `write` may be omitted for a
+one-way format.
+
+* `read(value)` receives the machine argument as given: text (str) or an already parsed
+  object (dict). It returns `(model, warnings)`.
+* `write(model)` returns `(content, warnings)`: a str for text formats, a JSON-ready dict
+  for object formats.
+* Warnings are `{"code", "message", "path"}` dicts (build them with `warning(...)`); `path`
+  locates the problem in the source (read) or in the model's config (write), '' for the
+  whole machine. Anything a format cannot express becomes a warning: never a silent loss.
+* Structure-only formats (Mermaid, D2, XGraph without semantics) fill in what they lack
+  (initial states, types, events). Report each assumption as a warning whose code starts
+  with `assumed_` (e.g. `assumed_initial`); `read_any` lists them in `normalization.assumed`
+  so that `validate_machine` / `simulate_machine` can report what was assumed.
+* `detect(source)` scores how sure it is that the source is in its format:
+  `1.0` unmistakable (an `<scxml>` root, an XGraph with `nodes`/`edges`), `0.5` likely,
+  `0.1` a fallback guess (any JSON object could be an XState config). The highest score wins;
+  ties go to the format registered first. `Source.text` is the raw text (None when an object
+  was given); `Source.data` is the JSON-parsed text or the object given (None when the text is
+  not JSON). Detectors must be cheap and must not raise.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from statekit.errors import ToolError
+from statekit.model import MachineModel
+
+
+class FormatWarning(TypedDict):
+    """Something a reader or writer could not carry over exactly."""
+
+    code: str
+    message: str
+    path: str
+
+
+def warning(code: str, message: str, path: str = "") -> FormatWarning:
+    """Build a warning dict."""
+    return {"code": code, "message": message, "path": path}
+
+
+@dataclass(frozen=True)
+class Source:
+    """What detectors look at: the raw text and/or the parsed JSON data."""
+
+    text: str | None
+    data: Any = None
+
+    @property
+    def stripped(self) -> str:
+        """The text without a byte-order mark and surrounding whitespace ('' for objects)."""
+        return (self.text or "").lstrip("\ufeff").strip()
+
+
+Reader = Callable[[Any], tuple[MachineModel, list[FormatWarning]]]
+Writer = Callable[[MachineModel], tuple["str | dict[str, Any]", list[FormatWarning]]]
+Detector = Callable[[Source], float]
+
+
+@dataclass(frozen=True)
+class Format:
+    """One registered format."""
+
+    name: str
+    read: Reader | None = None
+    write: Writer | None = None
+    detect: Detector | None = None
+    aliases: tuple[str, ...] = ()
+    #: The content type of what `write` returns, for hosts (`application/json`, `text/plain`, ...).
+    media_type: str = "text/plain"
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ReadOutcome:
+    """What `read_any` returns: the model plus how it was read."""
+
+    format: str
+    model: MachineModel
+    warnings: list[FormatWarning] = field(default_factory=list)
+
+    @property
+    def normalization(self) -> dict[str, Any]:
+        """`{format, assumed: [...]}`: the source format and what the reader filled in."""
+        return {"format": self.format, "assumed": [w for w in self.warnings if w["code"].startswith("assumed_")]}
+
+
+#: Format modules imported on first use, in priority order for detection ties.
+BUILTIN_FORMAT_MODULES: tuple[str, ...] = (
+    "xstate_json",
+    "scxml",
+    "xgraph",
+    "digraph",
+    "mermaid",
+    "d2",
+    "xstate_ts",
+)
+
+_FORMATS: dict[str, Format] = {}
+_ALIASES: dict[str, str] = {}
+_LOADED = False
+
+
+def register_format(
+    name: str,
+    *,
+    read: Reader | None = None,
+    write: Writer | None = None,
+    detect: Detector | None = None,
+    aliases: tuple[str, ...] = (),
+    media_type: str = "text/plain",
+    description: str = "",
+) -> Format:
+    """Register a format; registering the same name twice is a programming error."""
+    if name in _FORMATS or name in _ALIASES:
+        raise ValueError(f"format {name!r} is already registered")
+    spec = Format(name, read, write, detect, aliases, media_type, description)
+    _FORMATS[name] = spec
+    for alias in aliases:
+        if alias in _FORMATS or alias in _ALIASES:
+            raise ValueError(f"format alias {alias!r} is already registered")
+        _ALIASES[alias] = name
+    return spec
+
+
+def _load_builtin_formats() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for module in BUILTIN_FORMAT_MODULES:
+        qualified = f"{__name__}.{module}"
+        if importlib.util.find_spec(qualified) is not None:
+            importlib.import_module(qualified)
+
+
+def formats() -> dict[str, Format]:
+    """Every registered format by name, in registration order."""
+    _load_builtin_formats()
+    return dict(_FORMATS)
+
+
+def readable_formats() -> list[str]:
+    return [name for name, spec in formats().items() if spec.read is not None]
+
+
+def writable_formats() -> list[str]:
+    return [name for name, spec in formats().items() if spec.write is not None]
+
+
+def get_format(name: str) -> Format:
+    """The format called `name` (or an alias of it), or `invalid_input` listing the known ones."""
+    known = formats()
+    canonical = _ALIASES.get(name.lower(), name.lower()) if isinstance(name, str) else name
+    if canonical not in known:
+        raise ToolError("invalid_input", f"unknown format {name!r}; known formats: {', '.join(known)}")
+    return known[canonical]
+
+
+def _source_of(value: Any) -> Source:
+    if isinstance(value, str):
+        stripped = value.lstrip("\ufeff").strip()
+        data: Any = None
+        if stripped[:1] in ("{", "["):
+            try:
+                data = json.loads(stripped)
+            except (ValueError, RecursionError):
+                data = None
+        return Source(text=value, data=data)
+    return Source(text=None, data=value)
+
+
+def detect_format(value: Any) -> str:
+    """The name of the most likely format of `value` (text or object), or `invalid_input`."""
+    source = _source_of(value)
+    best_name, best_score = "", 0.0
+    for name, spec in formats().items():
+        if spec.detect is None or spec.read is None:
+            continue
+        try:
+            score = spec.detect(source)
+        except Exception:  # a detector is a guess; one that trips on odd input just says no
+            score = 0.0
+        if score > best_score:
+            best_name, best_score = name, score
+    if not best_name:
+        raise ToolError(
+            "invalid_input",
+            f"could not tell the machine's format; pass `from` (one of: {', '.join(readable_formats())})",
+        )
+    return best_name
+
+
+def read_any(value: Any, from_format: str | None = None) -> ReadOutcome:
+    """Read `value` in `from_format` (detected when None) into the model."""
+    name = get_format(from_format).name if from_format else detect_format(value)
+    spec = get_format(name)
+    if spec.read is None:
+        raise ToolError("invalid_input", f"format {name!r} cannot be read")
+    model, warnings = spec.read(value)
+    return ReadOutcome(format=name, model=model, warnings=list(warnings))
+
+
+def write_format(model: MachineModel, to_format: str) -> tuple[str, str | dict[str, Any], list[FormatWarning]]:
+    """Write `model` in `to_format`: `(canonical format name, content, warnings)`."""
+    spec = get_format(to_format)
+    if spec.write is None:
+        raise ToolError(
+            "invalid_input",
+            f"format {spec.name!r} cannot be written; writable formats: {', '.join(writable_formats())}",
+        )
+    content, warnings = spec.write(model)
+    return spec.name, content, list(warnings)
+
+
+def convert(value: Any, to_format: str, from_format: str | None = None) -> dict[str, Any]:
+    """Read then write: `{format, content, warnings, from, normalization}`."""
+    outcome = read_any(value, from_format)
+    name, content, write_warnings = write_format(outcome.model, to_format)
+    return {
+        "format": name,
+        "content": content,
+        "warnings": [*outcome.warnings, *write_warnings],
+        "from": outcome.format,
+        "normalization": outcome.normalization,
+    }
+
+
+__all__ = [
+    "BUILTIN_FORMAT_MODULES",
+    "Format",
+    "FormatWarning",
+    "ReadOutcome",
+    "Source",
+    "convert",
+    "detect_format",
+    "formats",
+    "get_format",
+    "read_any",
+    "readable_formats",
+    "register_format",
+    "warning",
+    "writable_formats",
+    "write_format",
+]

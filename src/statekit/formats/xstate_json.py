@@ -1,0 +1,83 @@
+"""XState v5 machine configs as plain data: a dict, or JSON or YAML text of one.
+
+This format is the model's own config form, so it is lossless both ways by construction
+(`parse_machine` / `machine_to_config`). The only things that cannot be written as data are
+Python callables a machine built in Python may hold (context or output factories, assignment
+functions); each becomes a warning and is written as `null`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from statekit.errors import MachineDefinitionError, ToolError
+from statekit.formats import FormatWarning, Source, register_format, warning
+from statekit.model import MachineModel, machine_to_config, parse_machine
+from statekit.tools.inputs import load_machine_document
+
+#: Keys that make a mapping look like a machine config rather than some other JSON.
+_CONFIG_KEYS = frozenset({"states", "initial", "on", "always", "after", "invoke", "entry", "context", "machine"})
+
+
+def read(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
+    """Parse a config object or JSON / YAML text into the model."""
+    document = load_machine_document(value)
+    try:
+        return parse_machine(document), []
+    except MachineDefinitionError as error:
+        raise ToolError(
+            "invalid_input",
+            f"invalid machine config: {error}",
+            {"issues": [{"code": "invalid_config", "severity": "error", "message": error.message, "path": error.path}]},
+        ) from None
+
+
+def write(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning]]:
+    """The XState config of the model; callables become `null` with a warning."""
+    warnings: list[FormatWarning] = []
+    return _plain(machine_to_config(model), "", warnings), warnings
+
+
+def _plain(value: Any, path: str, warnings: list[FormatWarning]) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, f"{path}.{k}" if path else str(k), warnings) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item, f"{path}[{i}]", warnings) for i, item in enumerate(value)]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    name = getattr(value, "__qualname__", type(value).__name__)
+    warnings.append(warning("not_serializable", f"{name} is Python code, not data; written as null", path))
+    return None
+
+
+def detect(source: Source) -> float:
+    """Any JSON object could be a config (a fallback guess); config keys make it likely."""
+    data = source.data
+    if data is None and source.text is not None:
+        text = source.stripped
+        if not text or text.startswith("<"):
+            return 0.0
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return 0.0
+        if not isinstance(data, Mapping):
+            return 0.0
+        return 0.3 if _CONFIG_KEYS & set(map(str, data)) else 0.0
+    if not isinstance(data, Mapping):
+        return 0.0
+    return 0.3 if _CONFIG_KEYS & set(map(str, data)) else 0.1
+
+
+register_format(
+    "xstate",
+    read=read,
+    write=write,
+    detect=detect,
+    aliases=("xstate-json", "json", "yaml", "xstate-config"),
+    media_type="application/json",
+    description="XState v5 machine config (JSON object; JSON or YAML text when read)",
+)
