@@ -141,6 +141,11 @@ def _check_state(node: StateNode, model: MachineModel, resolver: Resolver) -> It
         elif node.child(node.initial) is None:
             yield issue("unknown_initial", f"initial state '{node.initial}' is not a child of '{_display(node)}'",
                         f"{where}.initial" if where else "initial")
+        else:
+            initial = node.child(node.initial)
+            if initial is not None and initial.type == "history" and not initial.target:
+                yield issue("history_misuse", f"the initial state of '{_display(node)}' is a history state without a "
+                            "default target: entering it never ends", f"{where}.initial" if where else "initial")
     if node.type == "final":
         if node.children:
             yield issue("final_state_children", f"final state '{_display(node)}' has child states", where)
@@ -260,23 +265,32 @@ def _check_guard(guard: Guard, where: str) -> Iterator[Issue]:
 # -- eventless loops ------------------------------------------------------------------------
 
 
-def _default_entry(node: StateNode, model: MachineModel, resolver: Resolver) -> list[StateNode]:
+def _default_entry(node: StateNode, model: MachineModel, resolver: Resolver,
+                   seen: set[str] | None = None) -> list[StateNode]:
     """The states entering `node` makes active by default (itself and default descendants)."""
+    seen = set() if seen is None else seen
+    if node.id in seen:  # an initial that is its own history state, or a history cycle
+        return []
+    seen.add(node.id)
     result = [node]
-    if node.type == "compound" and node.initial and node.child(node.initial):
-        result.extend(_default_entry(node.child(node.initial), model, resolver))  # type: ignore[arg-type]
+    if node.type == "compound":
+        initial = node.child(node.initial) if node.initial else None
+        if initial is not None:
+            result.extend(_default_entry(initial, model, resolver, seen))
     elif node.type == "parallel":
         for child in node.children:
             if child.type != "history":
-                result.extend(_default_entry(child, model, resolver))
+                result.extend(_default_entry(child, model, resolver, seen))
     elif node.type == "history" and node.parent_id is not None:
         parent = model.nodes[node.parent_id]
         if node.target:
             for target in node.target:
                 with contextlib.suppress(MachineDefinitionError):  # reported by the history check
-                    result.extend(_default_entry(resolver.node_by_path(parent, target), model, resolver))
-        elif parent.initial and parent.child(parent.initial):
-            result.extend(_default_entry(parent.child(parent.initial), model, resolver))  # type: ignore[arg-type]
+                    result.extend(_default_entry(resolver.node_by_path(parent, target), model, resolver, seen))
+        else:
+            initial = parent.child(parent.initial) if parent.initial else None
+            if initial is not None:
+                result.extend(_default_entry(initial, model, resolver, seen))
     return result
 
 
@@ -395,7 +409,8 @@ def _check_implementations(model: MachineModel, supplied: SuppliedImplementation
             where = transition_path(node, transition)
             if transition.guard is not None:
                 for name in transition.guard.names():
-                    guards.setdefault(name, f"{where}.guard")
+                    if not name.startswith("xstate."):  # unknown built-ins are reported as such
+                        guards.setdefault(name, f"{where}.guard")
             for index, action in enumerate(transition.actions):
                 _collect_action(action, f"{where}.actions[{index}]", actions, delays, actors, guards)
             if transition.kind == "after" and isinstance(transition.delay, str):
@@ -423,6 +438,17 @@ def _collect_action(action: Action, where: str, actions: dict[str, str], delays:
         actors.setdefault(action.fields["src"], f"{where}.src")
     if action.type == "xstate.enqueueActions":
         _collect_branch_guards(action.enqueued, where, guards)
+        for item in _enqueued_actions(action.enqueued):
+            _collect_action(item, where, actions, delays, actors, guards)
+
+
+def _enqueued_actions(items: tuple[Action | EnqueueBranch, ...]) -> Iterator[Action]:
+    for item in items:
+        if isinstance(item, Action):
+            yield item
+        else:
+            yield from _enqueued_actions(item.then)
+            yield from _enqueued_actions(item.otherwise)
 
 
 def _collect_branch_guards(items: tuple[Action | EnqueueBranch, ...], where: str, guards: dict[str, str]) -> None:

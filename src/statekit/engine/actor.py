@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -13,6 +14,7 @@ from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError
 
 Listener = Callable[[Snapshot], None]
+_session_ids = itertools.count()
 EmitListener = Callable[[Mapping[str, Any]], None]
 
 
@@ -32,6 +34,8 @@ class Actor:
         self._emit_listeners: dict[str, list[EmitListener]] = {}
         self._queue: list[Mapping[str, Any]] = []
         self._processing = False
+        # Timers are keyed by session and send id, so actors can share one clock (as in XState).
+        self.session_id = f"x:{next(_session_ids)}"
 
     def start(self) -> Actor:
         """Compute the initial snapshot and run its actions."""
@@ -90,7 +94,11 @@ class Actor:
         self._snapshot = snapshot
         if actions:
             for action in actions:
-                self._execute(action)
+                try:
+                    self._execute(action)
+                except Exception as error:  # XState: a throwing action puts the actor in error
+                    self._snapshot = snapshot = snapshot.clone(status="error", error=str(error) or type(error).__name__)
+                    break
         if self._listeners:
             for listener in list(self._listeners):
                 listener(snapshot)
@@ -99,10 +107,10 @@ class Actor:
         params = action.params if isinstance(action.params, Mapping) else {}
         if action.type == "xstate.raise" and "delay" in params:
             event = params["event"]
-            key = str(params.get("id") or event.get("type"))
+            key = f"{self.session_id}.{params.get('id') or event.get('type')}"
             self.clock.schedule(key, params["delay"], lambda: self.send(event))
         elif action.type == "xstate.cancel":
-            self.clock.cancel(str(params.get("sendId")))
+            self.clock.cancel(f"{self.session_id}.{params.get('sendId')}")
         elif action.type == "xstate.emit":
             emitted = params["event"]
             for listener in [*self._emit_listeners.get(emitted.get("type"), ()), *self._emit_listeners.get("*", ())]:

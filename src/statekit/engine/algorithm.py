@@ -566,6 +566,10 @@ def initial_snapshot(machine: Machine, ctx: ActionContext, input_value: Any) -> 
         return macrostep(snapshot_after, init_event, ctx)
     except EngineError as error:
         return snapshot.clone(status="error", error=str(error))
+    except RecursionError:
+        return snapshot.clone(status="error", error="the machine recursed too deeply while starting")
+    except Exception as error:  # an implementation raised; XState's getInitialSnapshot catches all
+        return snapshot.clone(status="error", error=str(error) or type(error).__name__)
 
 
 def _assign_whole(snapshot: Snapshot, event: Event, ctx: ActionContext, assignment: Any) -> Snapshot:

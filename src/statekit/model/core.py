@@ -122,6 +122,8 @@ class Transition:
     meta: Any = None
     #: `after` transitions: the delay as written (milliseconds or a named delay).
     delay: int | float | str | None = None
+    #: The `after` key as written ("1000", "1e3", "short"), kept for a lossless round trip.
+    delay_key: str | None = None
     #: `invoke.*` transitions: the index of the invoke in its state's list.
     invoke_index: int | None = None
     #: Position among the transitions of the same source and descriptor (priority order).
@@ -131,8 +133,13 @@ class Transition:
 
     @property
     def id(self) -> str:
-        """Stable id: `<source id>:<descriptor or kind>:<index>`."""
-        label = self.event if self.kind in ("on", "after") else self.kind
+        """Stable id: `<source id>:<descriptor or kind>:<index>` (`invoke.<i>.onDone` for invokes)."""
+        if self.kind in ("on", "after"):
+            label = self.event
+        elif self.invoke_index is not None:
+            label = f"invoke.{self.invoke_index}.{self.kind.split('.')[1]}"
+        else:
+            label = self.kind
         return f"{self.source_id}:{label}:{self.index}"
 
 

@@ -17,7 +17,7 @@ _MAX_ARRAY_INDEX = 2**32 - 2
 
 def is_array_index(key: str) -> bool:
     """True when `key` is a canonical array index, which JS orders before other keys."""
-    if not key or not key.isdigit() or not key.isascii():
+    if not isinstance(key, str) or not key or not key.isdigit() or not key.isascii():
         return False
     if len(key) > 1 and key[0] == "0":
         return False
@@ -25,7 +25,7 @@ def is_array_index(key: str) -> bool:
 
 
 def js_keys(keys: Iterable[str]) -> list[str]:
-    """The keys in `Object.keys` order."""
+    """The keys in `Object.keys` order (non-string keys, as YAML can give, are not indices)."""
     keys = list(keys)
     indices = sorted((k for k in keys if is_array_index(k)), key=int)
     if not indices:

@@ -211,7 +211,7 @@ def _parse_transitions(config: Mapping[str, Any], node_id: str, where: str) -> t
             result.extend(
                 _parse_transition_list(
                     after[delay_key], node_id, "after", after_event_type(delay, node_id),
-                    _join(_join(where, "after"), delay_key), delay=delay,
+                    _join(_join(where, "after"), delay_key), delay=delay, delay_key=str(delay_key),
                 )
             )
     if config.get("onDone") is not None:
@@ -254,12 +254,13 @@ def _parse_transition_list(
     where: str,
     *,
     delay: int | float | str | None = None,
+    delay_key: str | None = None,
     invoke_index: int | None = None,
 ) -> list[Transition]:
     items = value if isinstance(value, list | tuple) else [value]
     return [
         _parse_transition(item, node_id, kind, descriptor, f"{where}[{index}]" if len(items) > 1 else where,
-                          index=index, delay=delay, invoke_index=invoke_index)
+                          index=index, delay=delay, delay_key=delay_key, invoke_index=invoke_index)
         for index, item in enumerate(items)
     ]
 
@@ -274,6 +275,7 @@ def _parse_transition(
     index: int,
     delay: int | float | str | None,
     invoke_index: int | None,
+    delay_key: str | None = None,
 ) -> Transition:
     if item is None or isinstance(item, str):
         item = {"target": item}
@@ -304,6 +306,7 @@ def _parse_transition(
         description=description if isinstance(description, str) else None,
         meta=item.get("meta"),
         delay=delay,
+        delay_key=delay_key,
         invoke_index=invoke_index,
         index=index,
         extra={k: v for k, v in item.items() if k not in _TRANSITION_KEYS},

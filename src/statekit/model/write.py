@@ -26,7 +26,7 @@ def _state_to_config(node: StateNode) -> dict[str, Any]:
         config["id"] = node.explicit_id
     if node.type_given:
         config["type"] = node.type
-    if node.type == "history" and node.history_given is not None:
+    if node.history_given is not None:
         config["history"] = node.history_given
     if node.target is not None:
         config["target"] = node.target[0] if len(node.target) == 1 else list(node.target)
@@ -64,7 +64,7 @@ def _state_to_config(node: StateNode) -> dict[str, Any]:
     for descriptor, group in _groups(node.transitions, "on"):
         on[descriptor] = _transition_group(group)
     for _, group in _groups(node.transitions, "after"):
-        after[_delay_key(group[0].delay)] = _transition_group(group)
+        after[group[0].delay_key or _delay_key(group[0].delay)] = _transition_group(group)
     if on:
         config["on"] = on
     always = [t for t in node.transitions if t.kind == "always"]

@@ -46,7 +46,7 @@ def load_text(text: str) -> Any:
         for event in yaml.parse(stripped, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.AliasEvent):
                 raise ToolError("invalid_input", "YAML aliases (*name) are not accepted in machine documents")
-        return yaml.safe_load(stripped)
+        return _string_keys(yaml.safe_load(stripped))
     except yaml.YAMLError as error:
         if stripped[0] in "{[":
             raise ToolError("invalid_input", f"invalid JSON at line {json_error.lineno}, column {json_error.colno}: "
@@ -57,6 +57,23 @@ def load_text(text: str) -> Any:
         raise ToolError("invalid_input", f"the machine is not valid JSON or YAML{where}: {problem}") from None
     except RecursionError:
         raise ToolError("invalid_input", f"the machine nests deeper than {MAX_NESTING} levels") from None
+
+
+def _string_keys(value: Any) -> Any:
+    """YAML keys such as `1000:` load as numbers; machine configs are JSON, whose keys are strings."""
+    if isinstance(value, dict):
+        return {_key_text(k): _string_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_string_keys(v) for v in value]
+    return value
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return key if isinstance(key, str) else str(key)
 
 
 def load_machine_document(machine: Any) -> Any:
