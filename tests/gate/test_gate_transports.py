@@ -75,6 +75,8 @@ async def test_stdio_legacy_session() -> None:
 async def test_stdio_modern_with_listen_stream() -> None:
     async with Client(stdio_params(), mode="auto") as client:
         assert client.protocol_version == MODERN
+        assert client.server_capabilities.tools is not None
+        assert client.server_capabilities.tools.list_changed is True
         async with client.listen(tools_list_changed=True) as events:
             iterator = aiter(events)
             await client.call_tool("add_line_item", {"description": "x", "amount": 5})
@@ -92,6 +94,8 @@ async def test_http_legacy_sessions_are_isolated() -> None:
             Client(url, mode=LEGACY, message_handler=first_notes) as first,
             Client(url, mode=LEGACY, message_handler=second_notes) as second,
         ):
+            assert first.server_capabilities.tools is not None
+            assert first.server_capabilities.tools.list_changed is True
             await walk_session_workflow(first, first_notes)
             # The second session never moved.
             assert await names(second) == DRAFT
