@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import mcp_types as types
@@ -9,7 +10,7 @@ import pytest
 from gate_workflows import INVOICE, SHIPMENT
 from mcp import Client
 from mcp.server.lowlevel.server import Server
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 from statekit.gate import Gate, GateCall, GateConfigError
 
@@ -141,3 +142,27 @@ async def test_gate_installs_on_mcpserver() -> None:
         assert (await client.call_tool("approve", {})).is_error
         assert not (await client.call_tool("submit", {})).is_error
         assert [t.name for t in (await client.list_tools()).tools] == ["approve"]
+
+
+async def test_mcpserver_keeps_its_own_listen_events() -> None:
+    mcp = MCPServer("fastish")
+
+    @mcp.tool()
+    async def submit(ctx: Context) -> str:
+        """Submit the draft."""
+        await ctx.notify_resources_changed()
+        return "submitted"
+
+    gate = Gate(INVOICE)
+    gate.bind("submit", "draft", "SUBMIT")
+    gate.install(mcp)
+    async with Client(mcp, mode="2026-07-28") as client, client.listen(
+        tools_list_changed=True, resources_list_changed=True
+    ) as events:
+        iterator = aiter(events)
+        assert not (await client.call_tool("submit", {})).is_error
+        seen = set()
+        async with asyncio.timeout(10):
+            while len(seen) < 2:
+                seen.add(type(await anext(iterator)).__name__)
+        assert seen == {"ResourcesListChanged", "ToolsListChanged"}

@@ -36,6 +36,7 @@ from typing import Any, Literal
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.subscriptions import SubscriptionBus
 
 import statekit
 from statekit.gate.bindings import Binding, make_binding
@@ -268,12 +269,15 @@ class Gate:
 
     # ------------------------------------------------------------------ installation
 
-    def install(self, server: Any) -> None:
+    def install(self, server: Any, *, subscriptions: SubscriptionBus | None = None) -> None:
         """Wire the gate into an SDK low-level `Server` or an `MCPServer`.
 
         Existing `tools/list` and `tools/call` handlers keep serving their tools
         (the gate filters and guards them); gate tools are served by the gate.
-        The server advertises `tools.listChanged`.
+        The server advertises `tools.listChanged`. In session mode the gate
+        serves `subscriptions/listen`; events published on `subscriptions` (the
+        server's own bus; an `MCPServer`'s is found by itself) still reach every
+        listen stream.
         """
         lowlevel = getattr(server, "_lowlevel_server", server)
         if not isinstance(lowlevel, Server):
@@ -295,6 +299,13 @@ class Gate:
         lowlevel.add_request_handler("tools/list", types.PaginatedRequestParams, self.list_tools)
         lowlevel.add_request_handler("tools/call", types.CallToolRequestParams, self.call_tool)
         if self.mode == "session":
+            upstream = subscriptions if subscriptions is not None else getattr(server, "_subscriptions", None)
+            if upstream is None and lowlevel.get_request_handler("subscriptions/listen") is not None:
+                logger.warning(
+                    "statekit.gate: replacing the server's subscriptions/listen handler; pass "
+                    "install(server, subscriptions=<its bus>) to keep relaying its other events"
+                )
+            self._listen.upstream = upstream
             lowlevel.add_request_handler(
                 "subscriptions/listen", types.SubscriptionsListenRequestParams, self._listen
             )
