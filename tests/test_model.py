@@ -64,7 +64,6 @@ def test_event_descriptors_are_in_js_key_order() -> None:
         ({"initial": "a", "states": {"a": {"on": {"GO": 5}}}}, "states.a.on.GO"),
         ({"initial": "a", "states": {"a": {"on": {"GO": ["a", 5]}}}}, "states.a.on.GO[1]"),
         ({"initial": "a", "states": {"a": {"on": {"GO": {"target": 3}}}}}, "states.a.on.GO.target"),
-        ({"initial": "a", "states": {"a": {"on": {"GO": {"cond": "g"}}}}}, "states.a.on.GO.cond"),
         ({"initial": "a", "states": {"a": {"on": {"GO": {"reenter": "yes"}}}}}, "states.a.on.GO.reenter"),
         ({"initial": "a", "states": {"a": {"on": {"GO": {"guard": 4}}}}}, "states.a.on.GO.guard"),
         (
@@ -278,7 +277,6 @@ def test_round_trip_keeps_every_feature_visible_in_the_model() -> None:
     assert nodes["co"].invoke[1].id == "1.co"
 
 
-@pytest.mark.xfail(strict=True, reason="model/write.py drops `history` of a non-history state (history_given is kept by the parser), so the round trip is lossy")
 def test_round_trip_keeps_history_key_on_a_non_history_state() -> None:
     # `history` on a state that is not a history state is recorded in the model
     # (`history_given`) but never written back, so the round trip loses it.
@@ -286,7 +284,6 @@ def test_round_trip_keeps_history_key_on_a_non_history_state() -> None:
     assert parse_machine(machine_to_config(model)) == model
 
 
-@pytest.mark.xfail(strict=True, reason="model/write.py writes delay key '1e3' as '1000', an array index, which reorders `after` transitions on re-parse")
 def test_round_trip_keeps_after_order_for_non_canonical_numeric_delays() -> None:
     # `1e3` is not an array index, so it keeps its document place after `slow`;
     # written back as "1000" it becomes an array index and moves first.
@@ -547,8 +544,9 @@ def test_graph_edges_cover_targetless_multi_target_and_unresolved() -> None:
     assert not any(e.transition_id == "g.a:BAD:0" for e in graph.edges)
     assert edges["g.a:always:0"].kind == "always" and edges["g.a:always:0"].event == ""
     assert edges["g.a:xstate.after.500.g.a:0"].kind == "after"
-    assert edges["g.b:invoke.onDone:0"].event == "xstate.done.actor.job"
-    assert edges["g.b:invoke.onError:0"].target_id == "g.b.inner"
+    by_kind = {e.kind: e for e in graph.edges if e.source_id == "g.b"}
+    assert by_kind["invoke.onDone"].event == "xstate.done.actor.job" and by_kind["invoke.onDone"].target_id == "g.p"
+    assert by_kind["invoke.onError"].event == "xstate.error.actor.job" and by_kind["invoke.onError"].target_id == "g.b.inner"
     assert edges["g.p:onDone:0"].event == "xstate.done.state.g.p"
 
 
@@ -561,7 +559,6 @@ def test_transition_ids_are_stable_across_parses_and_key_orders() -> None:
     assert len(set(first)) == len(first)
 
 
-@pytest.mark.xfail(strict=True, reason="Transition.id omits invoke_index: two invokes' onDone both get '<state>:invoke.onDone:0'")
 def test_transition_ids_are_unique_with_several_invokes() -> None:
     # Two invokes of one state each with an `onDone` get the same id
     # `<state>:invoke.onDone:0`, because the invoke index is not part of the id.
