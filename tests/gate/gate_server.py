@@ -1,7 +1,9 @@
 """A gated HTTP server for the multi-process tests (run as a script by the tests).
 
-    python gate_server.py --http --port P --redis URL     handle mode, state in Redis; every
-                                                          `approve` handler run is counted in Redis
+    python gate_server.py --http --port P --redis URL [--sqlite PATH]
+                                                          handle mode, state in Redis (or in SQLite
+                                                          at PATH); every `approve` handler run is
+                                                          counted in Redis
     python gate_server.py --http --port P --principal-header x-user
                                                           session mode keyed by a header standing
                                                           in for an authenticated principal
@@ -21,18 +23,17 @@ from mcp.server.lowlevel.server import Server
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_workflows import INVOICE
 
-from statekit.gate import Gate, GateCall, MemoryStore, RedisStore
+from statekit.gate import Gate, GateCall, MemoryStore, RedisStore, SQLiteStore, StateStore
 
 
-def build(redis_url: str | None, principal_header: str | None) -> Server[Any]:
+def build(redis_url: str | None, sqlite_path: str | None, principal_header: str | None) -> Server[Any]:
     server: Server[Any] = Server("gate-test-server")
     if redis_url is not None:
         import redis.asyncio
 
         counter = redis.asyncio.Redis.from_url(redis_url)
-        gate = Gate(
-            INVOICE, store=RedisStore.from_url(redis_url), mode="handle", state_handle_key="invoice_id"
-        )
+        store: StateStore = SQLiteStore(sqlite_path) if sqlite_path else RedisStore.from_url(redis_url)
+        gate = Gate(INVOICE, store=store, mode="handle", state_handle_key="invoice_id")
 
         @gate.tool(description="Start an invoice.", creates_handle=True)
         async def create_invoice(arguments: dict[str, Any], call: GateCall) -> dict[str, Any]:
@@ -68,9 +69,10 @@ def main() -> None:
     parser.add_argument("--http", action="store_true", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--redis")
+    parser.add_argument("--sqlite")
     parser.add_argument("--principal-header")
     args = parser.parse_args()
-    app = build(args.redis, args.principal_header).streamable_http_app()
+    app = build(args.redis, args.sqlite, args.principal_header).streamable_http_app()
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

@@ -1,4 +1,4 @@
-"""Two server processes share one Redis: 50 racing calls on one handle have exactly one winner."""
+"""Two server processes share one store: 50 racing calls on one handle have exactly one winner."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import asyncio
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from gate_helpers import http_server
 from mcp import Client
 
@@ -13,10 +14,15 @@ SERVER = Path(__file__).parent / "gate_server.py"
 MODERN = "2026-07-28"
 
 
-async def test_fifty_calls_from_two_processes_have_one_winner(redis_url: str) -> None:
+@pytest.mark.parametrize("store", ["redis", "sqlite"])
+async def test_fifty_calls_from_two_processes_have_one_winner(
+    store: str, redis_url: str, tmp_path: Path
+) -> None:
     import redis.asyncio  # after the fixture, which skips or fails cleanly without it
 
-    with http_server(SERVER, "--redis", redis_url) as url_a, http_server(SERVER, "--redis", redis_url) as url_b:
+    # State in Redis, or in one SQLite file both processes open; the side-effect counter is in Redis.
+    args = ["--redis", redis_url] + (["--sqlite", str(tmp_path / "gate.db")] if store == "sqlite" else [])
+    with http_server(SERVER, *args) as url_a, http_server(SERVER, *args) as url_b:
         async with Client(url_a, mode=MODERN) as client_a, Client(url_b, mode=MODERN) as client_b:
             created = (await client_a.call_tool("create_invoice", {})).structured_content
             assert created is not None
