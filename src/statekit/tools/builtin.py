@@ -1,3 +1,11 @@
-"""Imports every tool module so that each registers its tools."""
+"""Imports every tool module so that each registers its tools (one name per tool family)."""
 
-from statekit.tools import machine_tools  # noqa: F401
+import importlib
+
+TOOL_MODULES = (
+    "machine_tools",
+    "hosted_tools",
+)
+
+for _module in TOOL_MODULES:
+    importlib.import_module(f"statekit.tools.{_module}")

@@ -14,7 +14,8 @@ from typing import Any
 from statekit.errors import ToolError
 
 JSONObject = dict[str, Any]
-ToolFunction = Callable[[JSONObject], JSONObject]
+#: `function(arguments)`, or `function(arguments, context)` when `takes_context` is set.
+ToolFunction = Callable[..., JSONObject]
 
 #: Default cap on the UTF-8 size of any source text a tool accepts (`maxSourceBytes`).
 DEFAULT_MAX_SOURCE_BYTES = 1024 * 1024
@@ -43,14 +44,44 @@ class ToolSpec:
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     #: Short text for the model, built from the structured result.
     summarize: Callable[[JSONObject], str] | None = None
+    #: A result key holding MCP content blocks (e.g. `{"type": "image", "data", "mimeType"}`).
+    #: The server sends them as native content after the text and leaves the key out of
+    #: `structuredContent`, so the output schema never describes it; the Python API keeps it.
+    content_key: str | None = None
+    #: The tool's `_meta` in the MCP catalog (e.g. `{"ui": {"resourceUri": "ui://..."}}`).
+    meta: JSONObject | None = None
+    #: Whether `function` takes the call's `ToolContext` as a second argument.
+    takes_context: bool = False
 
 
 @dataclass
 class ToolContext:
-    """Per-call settings that are not arguments (limits, providers); set by the caller."""
+    """Per-call settings that are not arguments: limits, the host's providers and adapters.
+
+    The CLI and the Python API build one from the environment (`ToolContext.from_environment`);
+    a server builds one at start-up and hands it to every call.
+    """
 
     max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES
+    #: Label for this process's outgoing HTTP calls; carries no user or machine content.
+    client_id: str = "statekit/embedded"
+    #: Where the hosted resource tools read projects and machines (None: capability disabled).
+    resource_provider: Any = None
+    #: The host's `execute_verification` adapter for `verify` (None: verification unavailable).
+    verification_adapter: Any = None
+    #: The root the workspace tools may read below.
+    workspace_root: str = "."
     extras: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_environment(cls, **overrides: Any) -> ToolContext:
+        """The default context: providers configured from environment variables."""
+        from statekit.hosted.config import provider_from_environment
+
+        context = cls(**overrides)
+        if "resource_provider" not in overrides:
+            context.resource_provider = provider_from_environment(context.client_id)
+        return context
 
 
 _REGISTRY: dict[str, ToolSpec] = {}
@@ -89,14 +120,40 @@ def check_source_size(arguments: Mapping[str, Any], limit: int) -> None:
         )
 
 
-def call(name: str, arguments: Mapping[str, Any] | None = None, *, max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES) -> JSONObject:
-    """Run tool `name` on `arguments` and return its structured result; failures raise ToolError."""
+_default_context: ToolContext | None = None
+
+
+def default_context() -> ToolContext:
+    """The context `call` uses when none is given (built once from the environment)."""
+    global _default_context
+    if _default_context is None:
+        _default_context = ToolContext.from_environment()
+    return _default_context
+
+
+def call(
+    name: str,
+    arguments: Mapping[str, Any] | None = None,
+    *,
+    max_source_bytes: int | None = None,
+    context: ToolContext | None = None,
+    size_checked: bool = False,
+) -> JSONObject:
+    """Run tool `name` on `arguments` and return its structured result; failures raise ToolError.
+
+    `size_checked` tells that the caller (the server) already applied the size limit.
+    """
     spec = get(name)
-    args: JSONObject = dict(arguments or {})
     if not isinstance(arguments, Mapping) and arguments is not None:
         raise ToolError("invalid_input", "tool arguments must be a JSON object")
-    check_source_size(args, max_source_bytes)
+    args: JSONObject = dict(arguments or {})
+    limit = max_source_bytes if max_source_bytes is not None else (
+        context.max_source_bytes if context is not None else DEFAULT_MAX_SOURCE_BYTES)
+    if not size_checked:
+        check_source_size(args, limit)
     try:
+        if spec.takes_context:
+            return spec.function(args, context or default_context())
         return spec.function(args)
     except ToolError:
         raise

@@ -1,0 +1,75 @@
+"""The hosted resource tools: read projects and machines through the resource provider."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from statekit.errors import ToolError
+from statekit.hosted.provider import check_id
+from statekit.tools.registry import ToolAnnotations, ToolContext, ToolSpec, register
+
+OPEN_WORLD = ToolAnnotations(open_world=True)
+
+_PROJECT = {"type": "object", "properties": {"projectId": {"type": "string"}, "name": {"type": "string"},
+                                            "currentVersionId": {"type": "string"}}, "required": ["projectId", "name"]}
+_MACHINE_SUMMARY = {"type": "object", "properties": {"machineId": {"type": "string"}, "name": {"type": "string"}},
+                    "required": ["machineId", "name"]}
+
+
+def _provider(context: ToolContext) -> Any:
+    if context.resource_provider is None:
+        raise ToolError("capability_disabled", "no resource provider is configured on this deployment")
+    return context.resource_provider
+
+
+def _list_projects(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    return {"projects": _provider(context).list_projects()}
+
+
+def _get_project(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    return {"project": _provider(context).get_project(check_id("projectId", arguments.get("projectId")))}
+
+
+def _list_project_machines(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    project_id = check_id("projectId", arguments.get("projectId"))
+    return {"machines": _provider(context).list_project_machines(project_id)}
+
+
+def _get_machine(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    return {"machine": _provider(context).get_machine(check_id("machineId", arguments.get("machineId")))}
+
+
+def _id_schema(name: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {name: {"type": "string", "minLength": 1, "maxLength": 200}},
+            "required": [name], "additionalProperties": False}
+
+
+_NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+for spec in (
+    ToolSpec("list_stately_projects", "List hosted projects", "The hosted projects the caller can access.",
+             _NO_ARGUMENTS,
+             {"type": "object", "properties": {"projects": {"type": "array", "items": _PROJECT}}, "required": ["projects"]},
+             _list_projects, OPEN_WORLD, takes_context=True,
+             summarize=lambda r: "\n".join(f"{p['projectId']}: {p['name']}" for p in r["projects"]) or "No projects."),
+    ToolSpec("get_stately_project", "Get a hosted project",
+             "One project, with its current project version id and machine ids. Takes a projectId.",
+             _id_schema("projectId"),
+             {"type": "object", "properties": {"project": {**_PROJECT, "properties": {
+                 **_PROJECT["properties"], "machineIds": {"type": "array", "items": {"type": "string"}}}}},  # type: ignore[dict-item]
+              "required": ["project"]},
+             _get_project, OPEN_WORLD, takes_context=True),
+    ToolSpec("list_stately_project_machines", "List a project's machines", "The machines in a hosted project.",
+             _id_schema("projectId"),
+             {"type": "object", "properties": {"machines": {"type": "array", "items": _MACHINE_SUMMARY}},
+              "required": ["machines"]},
+             _list_project_machines, OPEN_WORLD, takes_context=True,
+             summarize=lambda r: "\n".join(f"{m['machineId']}: {m['name']}" for m in r["machines"]) or "No machines."),
+    ToolSpec("get_stately_machine", "Get a hosted machine", "One hosted machine, with its definition. Takes a machineId.",
+             _id_schema("machineId"),
+             {"type": "object", "properties": {"machine": {"type": "object", "properties": {
+                 "machineId": {"type": "string"}, "name": {"type": "string"}, "projectId": {"type": "string"},
+                 "definition": {}, "graph": {}}, "required": ["machineId"]}}, "required": ["machine"]},
+             _get_machine, OPEN_WORLD, takes_context=True),
+):
+    register(spec)
