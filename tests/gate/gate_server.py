@@ -4,9 +4,11 @@
                                                           handle mode, state in Redis (or in SQLite
                                                           at PATH); every `approve` handler run is
                                                           counted in Redis
-    python gate_server.py --http --port P --principal-header x-user
+    python gate_server.py --http --port P --principal-header x-user [--relay URL]
                                                           session mode keyed by a header standing
-                                                          in for an authenticated principal
+                                                          in for an authenticated principal; with
+                                                          --relay, state and list changes shared
+                                                          through the Redis server at URL
 """
 
 from __future__ import annotations
@@ -23,10 +25,20 @@ from mcp.server.lowlevel.server import Server
 sys.path.insert(0, str(Path(__file__).parent))
 from gate_workflows import INVOICE
 
-from statekit.gate import Gate, GateCall, MemoryStore, RedisStore, SQLiteStore, StateStore
+from statekit.gate import (
+    Gate,
+    GateCall,
+    MemoryStore,
+    RedisListChangedRelay,
+    RedisStore,
+    SQLiteStore,
+    StateStore,
+)
 
 
-def build(redis_url: str | None, sqlite_path: str | None, principal_header: str | None) -> Server[Any]:
+def build(
+    redis_url: str | None, sqlite_path: str | None, principal_header: str | None, relay_url: str | None
+) -> Server[Any]:
     server: Server[Any] = Server("gate-test-server")
     if redis_url is not None:
         import redis.asyncio
@@ -45,7 +57,15 @@ def build(redis_url: str | None, sqlite_path: str | None, principal_header: str 
             request = getattr(ctx, "request", None)
             return None if request is None else request.headers.get(principal_header or "")
 
-        gate = Gate(INVOICE, store=MemoryStore(), principal=principal)
+        if relay_url is None:
+            gate = Gate(INVOICE, store=MemoryStore(), principal=principal)
+        else:
+            gate = Gate(
+                INVOICE,
+                store=RedisStore.from_url(relay_url),
+                principal=principal,
+                list_changed_relay=RedisListChangedRelay.from_url(relay_url),
+            )
 
     @gate.tool(description="Submit.", bind="draft", on_success="SUBMIT")
     async def submit_invoice(arguments: dict[str, Any], call: GateCall) -> str:
@@ -71,8 +91,9 @@ def main() -> None:
     parser.add_argument("--redis")
     parser.add_argument("--sqlite")
     parser.add_argument("--principal-header")
+    parser.add_argument("--relay")
     args = parser.parse_args()
-    app = build(args.redis, args.sqlite, args.principal_header).streamable_http_app()
+    app = build(args.redis, args.sqlite, args.principal_header, args.relay).streamable_http_app()
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 

@@ -60,3 +60,39 @@ async def test_lists_and_notifications_follow_the_principal() -> None:
             for listener in listeners:
                 listener.cancel()
             await asyncio.gather(*listeners, return_exceptions=True)
+
+
+async def test_list_changes_reach_listen_streams_on_another_replica(redis_url: str) -> None:
+    replica = ["--principal-header", "x-user", "--relay", redis_url]
+    with http_server(SERVER, *replica) as url_a, http_server(SERVER, *replica) as url_b:
+        async with (
+            as_principal(url_a, "carol") as carol_on_a,
+            as_principal(url_b, "carol") as carol_on_b,
+            as_principal(url_a, "dave") as dave_on_a,
+            as_principal(url_b, "dave") as dave_on_b,
+        ):
+            carol_seen: list[Any] = []
+            dave_seen: list[Any] = []
+            carol_ready, dave_ready = asyncio.Event(), asyncio.Event()
+            listeners = [
+                asyncio.create_task(collect(carol_on_a, carol_seen, carol_ready)),
+                asyncio.create_task(collect(dave_on_a, dave_seen, dave_ready)),
+            ]
+            async with asyncio.timeout(30):
+                await carol_ready.wait()
+                await dave_ready.wait()
+                # Carol moves her workflow through replica B; her stream lives on replica A.
+                assert not (await carol_on_b.call_tool("submit_invoice", {})).is_error
+                while not carol_seen:
+                    await asyncio.sleep(0.01)
+                assert [t.name for t in (await carol_on_a.list_tools(cache_mode="refresh")).tools] == [
+                    "approve_invoice"
+                ]
+                assert not (await dave_on_b.call_tool("submit_invoice", {})).is_error
+                while not dave_seen:
+                    await asyncio.sleep(0.01)
+            assert len(carol_seen) == 1
+            assert len(dave_seen) == 1
+            for listener in listeners:
+                listener.cancel()
+            await asyncio.gather(*listeners, return_exceptions=True)

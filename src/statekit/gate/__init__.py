@@ -9,6 +9,7 @@ from statekit.gate.errors import GateConfigError
 from statekit.gate.gate import Gate, GateCall
 from statekit.gate.keys import WorkflowKey, authenticated_principal
 from statekit.gate.redis_store import RedisStore
+from statekit.gate.relay import ListChangedRelay, RedisListChangedRelay
 from statekit.gate.sqlite_store import SQLiteStore
 from statekit.gate.store import MemoryStore, StateStore, StoreConflict
 
@@ -16,7 +17,9 @@ __all__ = [
     "Gate",
     "GateCall",
     "GateConfigError",
+    "ListChangedRelay",
     "MemoryStore",
+    "RedisListChangedRelay",
     "RedisStore",
     "SQLiteStore",
     "StateStore",

@@ -51,6 +51,7 @@ from statekit.gate.keys import (
 from statekit.gate.listen import KeyedListenHandler
 from statekit.gate.locks import KeyedLocks
 from statekit.gate.record import Lease, Record, RecordDecoder, encode_record, snapshot_json_of
+from statekit.gate.relay import ListChangedRelay
 from statekit.gate.results import (
     error_result,
     refusal,
@@ -132,11 +133,14 @@ class Gate:
         workflow_input: Any = None,
         handle_factory: Callable[[], str] | None = None,
         state_note: bool = True,
+        list_changed_relay: ListChangedRelay | None = None,
     ) -> None:
         """`workflow` is an XState v5 config dict or a machine from `statekit.create_machine`.
 
         `state_note=False` leaves successful results as the handler made them (no text
         block naming the state and the allowed tools, no `_meta`); refusals always say it.
+        `list_changed_relay` carries 2026-07-28 list changes to listen streams opened on
+        other replicas (e.g. `RedisListChangedRelay`).
         """
         if mode not in ("session", "handle"):
             raise GateConfigError(f"mode must be 'session' or 'handle', not {mode!r}")
@@ -167,7 +171,7 @@ class Gate:
         )
         self._locks = KeyedLocks()
         self._decoder = RecordDecoder(self.machine)
-        self._listen = KeyedListenHandler(self._keys.resolve_without_handle)
+        self._listen = KeyedListenHandler(self._keys.resolve_without_handle, relay=list_changed_relay)
         self._bindings: dict[str, Binding] = {}
         self._compact: dict[str, str] = {}
         self._event_data: dict[str, EventData] = {}

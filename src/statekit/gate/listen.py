@@ -12,6 +12,7 @@ also relays the server-wide bus when one is given.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,7 @@ from mcp.server.subscriptions import ListenHandler, ServerEvent, SubscriptionBus
 from mcp_types import SubscriptionsListenRequestParams, SubscriptionsListenResult
 
 from statekit.gate.keys import WorkflowKey
+from statekit.gate.relay import ListChangedRelay
 
 logger = logging.getLogger("statekit.gate")
 
@@ -75,18 +77,48 @@ class KeyedListenHandler:
         resolve: Callable[[Any], WorkflowKey],
         *,
         upstream: SubscriptionBus | None = None,
+        relay: ListChangedRelay | None = None,
         max_subscriptions: int = 1024,
     ) -> None:
         self._resolve = resolve
         self.upstream = upstream
+        self._relay = relay
+        self._relay_task: asyncio.Task[None] | None = None
+        self._relay_ready: asyncio.Event | None = None
         self._max_subscriptions = max_subscriptions
         self._by_key: dict[str, _KeyStreams] = {}
+
+    async def _relay_running(self) -> None:
+        """Start listening to the relay while this process has streams; return once subscribed."""
+        if self._relay is None:
+            return
+        if self._relay_task is None or self._relay_task.done():
+            ready = self._relay_ready = asyncio.Event()
+            self._relay_task = asyncio.create_task(self._relay.run(self._deliver_relayed, ready.set))
+        assert self._relay_ready is not None
+        waiter = asyncio.create_task(self._relay_ready.wait())
+        done, _ = await asyncio.wait({waiter, self._relay_task}, return_when=asyncio.FIRST_COMPLETED)
+        if waiter not in done:
+            waiter.cancel()
+            # The relay died before subscribing: serve the stream locally rather than fail it.
+            logger.error("statekit.gate: the list-changed relay stopped: %r", self._relay_task.exception())
+
+    def _stop_relay_if_idle(self) -> None:
+        if not self._by_key and self._relay_task is not None:
+            self._relay_task.cancel()
+            self._relay_task = None
+
+    def _deliver_relayed(self, store_key: str) -> None:
+        entry = self._by_key.get(store_key)
+        if entry is not None:
+            entry.bus.deliver(ToolsListChanged())
 
     async def __call__(
         self, ctx: Any, params: SubscriptionsListenRequestParams
     ) -> SubscriptionsListenResult:
         """Serve one listen stream on the bus of the caller's workflow key."""
         key = self._resolve(ctx).store_key
+        await self._relay_running()
         entry = self._by_key.get(key)
         if entry is None:
             bus = _RelayBus()
@@ -101,12 +133,15 @@ class KeyedListenHandler:
             if entry.streams == 0:
                 del self._by_key[key]
                 entry.unrelay()
+                self._stop_relay_if_idle()
 
     async def publish_tools_changed(self, key: WorkflowKey) -> None:
-        """Send `notifications/tools/list_changed` to the listen streams of `key`."""
+        """Send `notifications/tools/list_changed` to the listen streams of `key`, here and elsewhere."""
         entry = self._by_key.get(key.store_key)
         if entry is not None:
             await entry.bus.publish(ToolsListChanged())
+        if self._relay is not None:
+            await self._relay.publish(key.store_key)
 
     def listening(self, key: WorkflowKey) -> int:
         """How many listen streams `key` has open now."""
