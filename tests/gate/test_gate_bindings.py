@@ -117,7 +117,12 @@ async def test_gate_wraps_existing_lowlevel_handlers() -> None:
         assert refused.structured_content["allowedTools"] == ["discharge", "help"]
         assert "internal_audit" not in str(refused.content)
         assert (await client.call_tool("help", {})).content[0].text == "help ok"  # type: ignore[union-attr]
-        assert ran == ["submit", "approve", "help"]
+        # A guessed call to the tool the server hides is not confirmed to exist.
+        await client.call_tool("discharge", {})
+        hidden = await client.call_tool("internal_audit", {})
+        assert hidden.is_error and hidden.structured_content is None
+        assert hidden.content[0].text == "Unknown tool: internal_audit"  # type: ignore[union-attr]
+        assert ran == ["submit", "approve", "help", "discharge"]
 
 
 async def test_gate_installs_on_mcpserver() -> None:

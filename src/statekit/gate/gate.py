@@ -12,6 +12,9 @@ How a transitioning call stays exactly-once across processes
    if another call holds an unexpired lease on the workflow.
 3. Reserve: save the same snapshot plus a lease, compare-and-set on v. Only one
    caller can win this write; a loser gets CONFLICT and its handler never runs.
+   (A store that declares `process_local = True`, like `MemoryStore`, has no
+   other writer: the lock held until step 5 is the reservation, and no lease
+   is written.)
 4. Run the handler.
 5. Commit the new snapshot (success) or drop the lease (error), compare-and-set
    on the reserved version.
@@ -417,6 +420,13 @@ class Gate:
             next_cursor = inner.next_cursor
         return tools, next_cursor
 
+    async def _is_listed_somewhere(self, ctx: Any, name: str) -> bool:
+        """True when the caller's catalog (before state filtering) has `name`."""
+        if name in self._tools:
+            return True
+        tools, _ = await self._catalog(ctx, None)
+        return any(tool.name == name for tool in tools)
+
     async def _allowed_now(self, ctx: Any, snapshot: Any) -> list[str]:
         """The tools callable at `snapshot`, from the same pipeline `tools/list` uses."""
         if self._inner_list is None:
@@ -548,6 +558,10 @@ class Gate:
                 details={"blockedTool": name},
             )
         if not self.is_visible(name, snapshot):
+            if not await self._is_listed_somewhere(ctx, name):
+                # The server's own filters hide this tool from the caller in every state:
+                # answer as for a tool that does not exist, without confirming it does.
+                return error_result(f"Unknown tool: {name}")
             return refusal(
                 FORBIDDEN,
                 f'Tool "{name}" is not available in the current workflow state '
