@@ -424,3 +424,28 @@ async def test_a_raising_guard_leaves_the_workflow_where_it_was() -> None:
         assert result.is_error
         assert "could not take event GO" in text_of(result)
         assert await names(client) == ["go"]
+
+
+async def test_assign_actions_update_the_stored_context() -> None:
+    machine = statekit.setup(
+        actions={"count": statekit.assign(lambda args, params: {"lines": args.context["lines"] + 1})}
+    ).create_machine(
+        {
+            "id": "counter",
+            "initial": "open",
+            "context": {"lines": 0},
+            "states": {"open": {"on": {"ADD": {"actions": ["count"]}, "CLOSE": "closed"}}, "closed": {}},
+        }
+    )
+    server: Server[Any] = Server("counter")
+    gate = Gate(machine)
+
+    @gate.tool(description="Add a line.", bind="open", on_success="ADD")
+    async def add(arguments: dict[str, Any], call: GateCall) -> str:
+        return f"had {call.context['lines']}"
+
+    gate.install(server)
+    async with Client(server, mode=LEGACY) as client:
+        first = await client.call_tool("add", {})
+        second = await client.call_tool("add", {})
+    assert [text_of(r).splitlines()[0] for r in (first, second)] == ["had 0", "had 1"]
