@@ -120,7 +120,7 @@ class Judge:
 def _deletions(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
     """Paths of every dict key and list item that may be deleted, largest first."""
     if isinstance(value, dict):
-        for key, item in value.items():
+        for key in value:
             if key not in STRUCTURAL_KEYS:
                 yield (*path, key)
         for key, item in value.items():
@@ -167,7 +167,7 @@ def candidates(case: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 def minimize(case: dict[str, Any], judge: Judge) -> dict[str, Any]:
     """The smallest case reachable by single deletions that still disagrees."""
-    current = {
+    current: dict[str, Any] = {
         key: case[key] for key in ("name", "config", "events", "input", "guards") if key in case
     }
     judge.target = judge.signature(current, _xstate_traces([current])[0])
