@@ -369,14 +369,14 @@ async def test_an_active_lease_blocks_and_an_expired_one_is_taken_over(tmp_path:
         snapshot = await gate.snapshot_of(handle=handle)
         # Another process reserved SUBMIT and is still running its handler.
         held = Lease("other", "submit_invoice", "SUBMIT", expires_at=4102444800.0)
-        version = await store.save(f"handle:{handle}", encode_record(snapshot, held)[0], loaded[1])
+        version = await store.save(f"handle:{handle}", encode_record(snapshot, held, 0)[0], loaded[1])
         blocked = await client.call_tool("submit_invoice", {"invoice_id": handle})
         assert blocked.structured_content is not None
         assert blocked.structured_content["code"] == "CONFLICT"
         assert "submit_invoice" not in calls
         # That process died: once its lease expires, the workflow is usable again.
         dead = Lease("other", "submit_invoice", "SUBMIT", expires_at=1.0)
-        await store.save(f"handle:{handle}", encode_record(snapshot, dead)[0], version)
+        await store.save(f"handle:{handle}", encode_record(snapshot, dead, 0)[0], version)
         assert not (await client.call_tool("submit_invoice", {"invoice_id": handle})).is_error
         assert (await gate.snapshot_of(handle=handle)).value == "review"
         stored = await store.load(f"handle:{handle}")
@@ -449,3 +449,34 @@ async def test_assign_actions_update_the_stored_context() -> None:
         first = await client.call_tool("add", {})
         second = await client.call_tool("add", {})
     assert [text_of(r).splitlines()[0] for r in (first, second)] == ["had 0", "had 1"]
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"])
+async def test_a_retried_transition_keeps_its_transition_id(store_kind: str, tmp_path: Any) -> None:
+    from statekit.gate import SQLiteStore
+
+    store: StateStore = MemoryStore() if store_kind == "memory" else SQLiteStore(tmp_path / "t.db")
+    server: Server[Any] = Server("idempotent")
+    gate = Gate(INVOICE, store=store)
+    seen: list[str | None] = []
+
+    @gate.tool(description="Submit.", bind="draft", on_success="SUBMIT")
+    async def submit(arguments: dict[str, Any], call: GateCall) -> str:
+        seen.append(call.transition_id)
+        if arguments.get("fail"):
+            raise RuntimeError("payment provider timed out")
+        return "submitted"
+
+    @gate.tool(description="Reject.", bind="review", on_success="REJECT")
+    async def reject(arguments: dict[str, Any], call: GateCall) -> str:
+        seen.append(call.transition_id)
+        return "rejected"
+
+    gate.install(server)
+    async with Client(server, mode=LEGACY) as client:
+        assert (await client.call_tool("submit", {"fail": True})).is_error
+        assert not (await client.call_tool("submit", {})).is_error
+        await client.call_tool("reject", {})
+        await client.call_tool("submit", {})
+    key = seen[0].split("#")[0] if seen[0] else ""
+    assert seen == [f"{key}#1", f"{key}#1", f"{key}#2", f"{key}#3"]

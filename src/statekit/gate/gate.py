@@ -88,6 +88,11 @@ class GateCall:
     handle: str | None
     #: The SDK's request context (`ServerRequestContext`).
     request: Any
+    #: For a call that fires an event: `<key>#<n>`, naming the n-th transition of this
+    #: workflow. A retry of the same transition (after an error, or after a process died
+    #: mid-call and its lease expired) gets the same id: use it as an idempotency key for
+    #: side effects that must not happen twice.
+    transition_id: str | None = None
 
     @property
     def state(self) -> Any:
@@ -570,7 +575,8 @@ class Gate:
                 allowed_tools=await self._allowed_now(ctx, snapshot),
                 details={"blockedTool": name},
             )
-        call = GateCall(name, arguments, key.store_key, snapshot, handle, ctx)
+        transition_id = None if binding.event is None else f"{key.store_key}#{record.step + 1}"
+        call = GateCall(name, arguments, key.store_key, snapshot, handle, ctx, transition_id)
         if binding.event is None:
             result = await self._run(ctx, params, gate_tool, call)
             if not isinstance(result, types.CallToolResult):
@@ -615,7 +621,7 @@ class Gate:
             # recorded even if the client cancels now; otherwise a later caller could
             # take over the expired lease and repeat the side effect.
             with anyio.CancelScope(shield=True):
-                await self._save(key, next_snapshot, None, reserved_version)
+                await self._save(key, next_snapshot, None, reserved_version, record.step + 1)
         except StoreConflict:
             logger.error(
                 "statekit.gate: %s on %s ran but its lease expired before the commit; "
@@ -641,10 +647,11 @@ class Gate:
         snapshot: Any,
         lease: Lease | None,
         expected_version: int | None,
+        step: int,
         snapshot_json: str | None = None,
     ) -> int:
         """Compare-and-set the record; what we wrote is remembered so the next load skips a restore."""
-        text, record = encode_record(snapshot, lease, snapshot_json)
+        text, record = encode_record(snapshot, lease, step, snapshot_json)
         version = await self.store.save(key.store_key, text, expected_version)
         self._decoder.remember(text, record)
         return version
@@ -658,14 +665,14 @@ class Gate:
             # held until the commit: the lock is the reservation, and a write would add nothing.
             return version
         lease = Lease(secrets.token_hex(8), tool, event, time.time() + self.lease_seconds)
-        return await self._save(key, record.snapshot, lease, version, record.snapshot_json)
+        return await self._save(key, record.snapshot, lease, version, record.step, record.snapshot_json)
 
     async def _release(self, key: WorkflowKey, record: Record, reserved_version: int | None) -> None:
         """Drop this call's lease, leaving the snapshot as it was."""
         if self._process_local_store:
             return
         try:
-            await self._save(key, record.snapshot, None, reserved_version, record.snapshot_json)
+            await self._save(key, record.snapshot, None, reserved_version, record.step, record.snapshot_json)
         except StoreConflict:
             logger.warning("statekit.gate: lease on %s expired before it was released", key.store_key)
 
@@ -680,7 +687,9 @@ class Gate:
         handle = self._handle_factory()
         arguments = dict(params.arguments or {})
         key = WorkflowKey("handle", handle)
-        call = GateCall(params.name, arguments, key.store_key, self._initial_snapshot, handle, ctx)
+        call = GateCall(
+            params.name, arguments, key.store_key, self._initial_snapshot, handle, ctx, f"{key.store_key}#0"
+        )
         result = await self._run_gate_tool(gate_tool, call)
         if result.is_error:
             return result
@@ -690,7 +699,7 @@ class Gate:
             event = {**event_data(arguments, result), "type": binding.event}
             snapshot, _actions = statekit.transition(self.machine, snapshot, event)
         # A fresh random handle: nobody else can be writing it, so "absent" is the expected version.
-        await self._save(key, snapshot, None, None)
+        await self._save(key, snapshot, None, None, 1 if binding is not None and binding.event else 0)
         return await self._noted(ctx, result, snapshot, handle)
 
     async def _run(

@@ -44,6 +44,8 @@ class Record:
     lease: Lease | None
     #: `snapshot.to_json()` as JSON text, kept so re-saving the same snapshot (a lease) skips it.
     snapshot_json: str
+    #: How many transitions were committed so far; a lease does not change it.
+    step: int = 0
 
     def active_lease(self, now: float) -> Lease | None:
         """The lease, unless it expired (its holder is presumed dead)."""
@@ -63,17 +65,23 @@ def snapshot_json_of(snapshot: Any) -> str:
     return json.dumps(snapshot.to_json(), separators=(",", ":"), sort_keys=True)
 
 
-def encode_record(snapshot: Any, lease: Lease | None, snapshot_json: str | None = None) -> tuple[str, Record]:
+def encode_record(
+    snapshot: Any, lease: Lease | None, step: int, snapshot_json: str | None = None
+) -> tuple[str, Record]:
     """The JSON text a store keeps for one workflow, and the record it decodes to.
 
-    `{"lease": ..., "snapshot": ..., "updatedAt": ...}`; pass `snapshot_json` when
-    the snapshot's text is already known (re-saving a loaded snapshot with a lease).
+    `{"lease": ..., "snapshot": ..., "step": ..., "updatedAt": ...}`; pass
+    `snapshot_json` when the snapshot's text is already known (re-saving a loaded
+    snapshot with a lease).
     """
     snapshot_text = snapshot_json if snapshot_json is not None else snapshot_json_of(snapshot)
     updated_at = utc_now_iso()
     lease_text = "" if lease is None else '"lease":' + json.dumps(lease.to_json(), separators=(",", ":")) + ","
-    text = f'{{{lease_text}"snapshot":{snapshot_text},"updatedAt":"{updated_at}"}}'
-    return text, Record(snapshot=snapshot, updated_at=updated_at, lease=lease, snapshot_json=snapshot_text)
+    text = f'{{{lease_text}"snapshot":{snapshot_text},"step":{int(step)},"updatedAt":"{updated_at}"}}'
+    record = Record(
+        snapshot=snapshot, updated_at=updated_at, lease=lease, snapshot_json=snapshot_text, step=step
+    )
+    return text, record
 
 
 class RecordDecoder:
@@ -109,6 +117,7 @@ class RecordDecoder:
             updated_at=str(data.get("updatedAt", "")),
             lease=lease,
             snapshot_json=json.dumps(data["snapshot"], separators=(",", ":"), sort_keys=True),
+            step=int(data.get("step", 0)),
         )
         self.remember(text, record)
         return record
