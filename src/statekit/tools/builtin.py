@@ -5,6 +5,8 @@ import importlib
 TOOL_MODULES = (
     "machine_tools",
     "hosted_tools",
+    "verify_tools",
+    "visualize_tools",
 )
 
 for _module in TOOL_MODULES:

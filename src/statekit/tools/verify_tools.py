@@ -1,0 +1,154 @@
+"""`verify`, `generate_test_paths` and `coverage_report`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from statekit.errors import ToolError
+from statekit.hosted.provider import check_id
+from statekit.model import machine_to_config
+from statekit.tools.inputs import load_model
+from statekit.tools.registry import ToolContext, ToolSpec, register
+from statekit.verify.adapter import Binding, ExecutionPolicy, VerificationRequest
+from statekit.verify.planner import executed_coverage, plan_paths
+from statekit.verify.report import (
+    PATH_SCHEMA,
+    REPORT_SCHEMA,
+    REPORT_VERSION,
+    check_report,
+    verdict_of,
+)
+
+
+def _model_argument(arguments: dict[str, Any], context: ToolContext) -> tuple[Any, dict[str, Any]]:
+    model_arg = arguments.get("model")
+    if not isinstance(model_arg, dict) or model_arg.get("kind") not in ("source", "machine"):
+        raise ToolError("invalid_input", '`model` must be {"kind": "source", "content": ...} or {"kind": "machine", "machineId": ...}')
+    if model_arg["kind"] == "source":
+        if not isinstance(model_arg.get("content"), str | dict):
+            raise ToolError("invalid_input", "`model.content` must be the machine source")
+        return model_arg["content"], {"kind": "source"}
+    machine_id = check_id("machineId", model_arg.get("machineId"))
+    return None, {"kind": "machine", "machineId": machine_id}
+
+
+def _bindings(value: Any) -> list[Binding]:
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    result = []
+    for item in items:
+        if not isinstance(item, dict) or not (isinstance(item.get("content"), str) or isinstance(item.get("name"), str)):
+            raise ToolError("invalid_input", "each binding is {content, name?} (or {name} of a host-registered driver)")
+        result.append(Binding(content=item.get("content"), name=item.get("name")))
+    return result
+
+
+def _verify(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    source, model_ref = _model_argument(arguments, context)
+    bindings = _bindings(arguments.get("bindings"))
+    baseline = arguments.get("baseline")
+    if baseline is not None and not isinstance(baseline, dict):
+        raise ToolError("invalid_input", "`baseline` must be a report or a reference object")
+    adapter = context.verification_adapter
+    if adapter is None:
+        raise ToolError("verification_unavailable", "this host supplies no verification adapter (execute_verification)")
+    if source is None:
+        if context.resource_provider is None:
+            raise ToolError("capability_disabled", "no resource provider is configured to resolve machineId")
+        source = context.resource_provider.get_machine(model_ref["machineId"]).get("definition")
+    model = load_model(source)
+    paths, model_coverage, truncated = plan_paths(model)
+    policy = ExecutionPolicy()
+    request = VerificationRequest(model=model, model_ref=model_ref, paths=paths, bindings=bindings,
+                                  baseline=baseline, policy=policy)
+    results = [result.to_json() for result in adapter(request)]
+    known = {path["id"] for path in paths}
+    if {r["pathId"] for r in results} - known:
+        raise ToolError("internal_error", "the verification adapter reported paths that were not planned")
+    from statekit.analysis.simulate import build_simulation_machine
+    from statekit.engine.api import initial_transition
+
+    machine, _ = build_simulation_machine(model, None)
+    initial, _ = initial_transition(machine)
+    canonical = json.dumps(machine_to_config(model), sort_keys=True, default=str)
+    report: dict[str, Any] = {
+        "schemaVersion": REPORT_VERSION,
+        "model": {**model_ref, "machine": model.id, "sha256": hashlib.sha256(canonical.encode()).hexdigest()},
+        "adapter": str(getattr(adapter, "name", type(adapter).__name__)),
+        "policy": policy.to_json(),
+        "paths": paths,
+        "pathsTruncated": truncated,
+        "results": results,
+        "coverage": {"model": model_coverage,
+                     "executed": executed_coverage(model, paths, results, {n.id for n in initial.nodes})},
+        "verdict": verdict_of(results),
+    }
+    if baseline is not None:
+        report["baseline"] = _compare(baseline, report)
+    return {"report": report}
+
+
+def _compare(baseline: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]:
+    if "results" not in baseline:
+        return {"reference": baseline}
+    check_report(baseline)
+    before = {r["pathId"]: r["status"] for r in baseline["results"]}
+    after = {r["pathId"]: r["status"] for r in report["results"]}
+    return {
+        "verdict": baseline["verdict"],
+        "regressions": sorted(p for p, s in after.items() if s != "passed" and before.get(p) == "passed"),
+        "fixed": sorted(p for p, s in after.items() if s == "passed" and before.get(p) not in (None, "passed")),
+    }
+
+
+def _generate_test_paths(arguments: dict[str, Any]) -> dict[str, Any]:
+    report = check_report(arguments.get("report"), need_paths=True)
+    return {"paths": list(report["paths"]), "count": len(report["paths"])}
+
+
+def _coverage_report(arguments: dict[str, Any]) -> dict[str, Any]:
+    report = check_report(arguments.get("report"))
+    results = report["results"]
+    counts = {status: sum(1 for r in results if r.get("status") == status) for status in ("passed", "failed", "error", "skipped")}
+    return {"coverage": report["coverage"], "verdict": report["verdict"], "results": counts}
+
+
+_REPORT_ARG = {"type": "object", "properties": {"report": {"type": "object"}}, "required": ["report"],
+               "additionalProperties": False}
+
+register(ToolSpec(
+    "verify", "Verify an implementation against its machine",
+    "Plans model-based test paths from the machine (every reachable transition), runs them through the host's "
+    "verification adapter under a no-AI, no-network policy, and returns a versioned report: recorded paths, model "
+    "coverage, executed coverage and a verdict. Without an adapter it returns verification_unavailable.",
+    {"type": "object", "properties": {
+        "model": {"type": "object", "properties": {"kind": {"enum": ["source", "machine"]}, "content": {},
+                                                   "machineId": {"type": "string"}}, "required": ["kind"]},
+        "bindings": {"anyOf": [{"type": "array", "items": {"type": "object"}}, {"type": "object"}]},
+        "baseline": {"type": "object"}}, "required": ["model"], "additionalProperties": False},
+    {"type": "object", "properties": {"report": REPORT_SCHEMA}, "required": ["report"]},
+    _verify, takes_context=True,
+    summarize=lambda r: (f"Verdict: {r['report']['verdict']}; {len(r['report']['results'])} path(s); model transitions "
+                         f"{r['report']['coverage']['model']['transitions']['percent']}%, executed "
+                         f"{r['report']['coverage']['executed']['transitions']['percent']}%"),
+))
+register(ToolSpec(
+    "generate_test_paths", "Test paths recorded in a report",
+    "Returns the paths recorded in a verification report. It does not plan or execute new tests; a legacy report "
+    "without paths returns verification_paths_unavailable.",
+    _REPORT_ARG,
+    {"type": "object", "properties": {"paths": {"type": "array", "items": PATH_SCHEMA}, "count": {"type": "integer"}},
+     "required": ["paths", "count"]},
+    _generate_test_paths,
+))
+register(ToolSpec(
+    "coverage_report", "Coverage and verdict of a report",
+    "Returns model and executed coverage plus the verdict of a verification report, without re-running it.",
+    _REPORT_ARG,
+    {"type": "object", "properties": {"coverage": REPORT_SCHEMA["properties"]["coverage"], "verdict": {"type": "string"},
+                                      "results": {"type": "object"}}, "required": ["coverage", "verdict", "results"]},
+    _coverage_report,
+))
