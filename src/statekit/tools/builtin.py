@@ -4,6 +4,7 @@ import importlib
 
 TOOL_MODULES = (
     "machine_tools",
+    "path_tools",
     "hosted_tools",
     "verify_tools",
     "visualize_tools",

@@ -4,15 +4,16 @@
 //        node --conditions=development tests/oracle/graph/paths.mjs --bench < bench-case.json
 // Input: a JSON array of cases {name, config, algorithm, events?, toState?, fromState?, limit?,
 // guards?, input?}; configs are in statekit's JSON encoding (docs/machine-format.md).
-// Output: [{name, paths: [{state, steps: [{state, event}], weight}]} | {name, error}] where a
-// state is {value, context}. Named guards are constants: the case's `guards`, else true, as the
+// Output: [{name, paths: [{state, steps: [{state, event}], weight}], adjacency} | {name, error}] where
+// a state is {value, context} and adjacency lists [serialised state, [serialised event, ...]] as
+// getAdjacencyMap explored them. Named guards are constants: the case's `guards`, else true, as the
 // generate_graph_paths tool assumes. With --bench the input is one case plus `repeat`, and the
 // output is {seconds: [per run], states, totalCount}.
 import { readFileSync } from 'node:fs';
 import {
   and, assign, cancel, emit, enqueueActions, initialTransition, log, not, or, raise, setup, stateIn,
 } from 'xstate';
-import { getShortestPaths, getSimplePaths } from '@xstate/graph';
+import { getAdjacencyMap, getShortestPaths, getSimplePaths } from '@xstate/graph';
 
 function toGuard(guard) {
   if (guard === undefined || typeof guard === 'string') return guard;
@@ -130,6 +131,13 @@ function findPaths(testCase) {
   return find(machine, traversalOptions(machine, testCase));
 }
 
+/** The explored graph: each state (serialised) with the serialised events tried in it, in order. */
+function adjacencyOf(testCase) {
+  const machine = createCaseMachine(testCase);
+  const adjacency = getAdjacencyMap(machine, traversalOptions(machine, testCase));
+  return Object.entries(adjacency).map(([state, { transitions }]) => [state, Object.keys(transitions)]);
+}
+
 function runCase(testCase) {
   try {
     const paths = findPaths(testCase).map((path) => ({
@@ -137,7 +145,7 @@ function runCase(testCase) {
       steps: path.steps.map((step) => ({ state: stateOf(step.state), event: step.event })),
       weight: path.weight,
     }));
-    return { name: testCase.name, paths };
+    return { name: testCase.name, paths, adjacency: adjacencyOf(testCase) };
   } catch (error) {
     return { name: testCase.name, error: error instanceof Error ? error.message : String(error) };
   }

@@ -1,0 +1,479 @@
+"""Shortest and simple paths through a machine, as `@xstate/graph` 3.0.4 finds them.
+
+The traversal follows `getAdjacencyMap`, `getShortestPaths` and `getSimplePaths` of
+`@xstate/graph` (also `xstate/graph`) step for step, so the reachable states, the path
+lengths, the simple path sets and even the order of the paths are XState's:
+
+- A state is a snapshot, identified by `serializeSnapshot` = `{value, context}` (context
+  only when non-empty).
+- The events tried in a state are `getAllOwnEventDescriptors(snapshot)` sent as bare
+  `{type}` (wildcard descriptors and `xstate.after.*` types included), unless `events` is
+  given: then exactly those events are tried in every state, as XState does when the
+  `events` option is an array.
+- The traversal is breadth first over every (state, event) pair; each dequeued pair counts
+  one iteration, and more than `limit` iterations fail with "Traversal limit exceeded".
+- A path's steps are `[{state: start, event: xstate.init}, {state: reached, event}, ...]`:
+  each step's `state` is the snapshot the step's event led to (XState's `alterPath`), and
+  `weight` is the number of events.
+
+The algorithms differ from XState's only where the result cannot: simple paths are found
+by one depth-first search from the start instead of one search per target state, which
+gives the same paths in the same order (a per-target search is the full search with the
+subtrees below the target cut off).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from statekit.analysis.paths_trace import initial_transitions, step_transitions
+from statekit.analysis.simulate import ENGINE_INFO, build_simulation_machine
+from statekit.engine.api import initial_transition, restore_snapshot, transition
+from statekit.engine.machine import Machine, Node
+from statekit.engine.snapshot import Snapshot
+from statekit.errors import EngineError, MachineDefinitionError, ToolError
+from statekit.model.core import MachineModel, Transition
+from statekit.model.jsorder import js_keys
+
+Algorithm = Literal["shortest", "simple"]
+ALGORITHMS: tuple[Algorithm, ...] = ("shortest", "simple")
+
+#: Paths returned per call; the others are only counted (`totalCount`, `truncated`).
+MAX_RETURNED_PATHS = 5
+#: Traversal iterations allowed when `limit` is not given (XState's default is unbounded,
+#: which never ends on a machine whose context grows without bound).
+DEFAULT_LIMIT = 100_000
+#: The largest `limit` accepted.
+MAX_LIMIT = 1_000_000
+#: Simple paths enumerated at most; their number grows exponentially with the graph's cycles.
+MAX_SIMPLE_PATHS = 1_000_000
+#: Microsteps one step may take when the machine sets no `options.maxIterations`: XState's
+#: default is unbounded, and an eventless cycle would then never return.
+DEFAULT_MAX_ITERATIONS = 10_000
+GRAPH_REFERENCE = "@xstate/graph@3.0.4"
+INIT_EVENT: dict[str, Any] = {"type": "xstate.init"}
+
+Event = Mapping[str, Any]
+StateKey = tuple[str, str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One explored (state, event) pair: the event's serialisation, the event, the next state."""
+
+    event_key: str
+    event: Event
+    target: int
+
+
+@dataclass
+class StateGraph:
+    """The adjacency map: states in discovery order (index 0 is the start) and their edges."""
+
+    states: list[Snapshot] = field(default_factory=list)
+    edges: list[list[Edge]] = field(default_factory=list)
+    iterations: int = 0
+
+
+class TraversalLimitExceeded(Exception):
+    """More than `limit` traversal iterations (XState: `Traversal limit exceeded`)."""
+
+
+# -- event enumeration --------------------------------------------------------------------
+
+
+def own_events(node: Node) -> list[str]:
+    """XState's `StateNode.ownEvents`: descriptors with a transition that is not forbidden.
+
+    A forbidden transition has no target, no actions and no `reenter`. The order is
+    `Object.keys` order of the transitions map (integer-like descriptors first).
+    """
+    return [
+        descriptor for descriptor in js_keys(node.transitions)
+        if any(t.target is not None or t.actions or t.reenter for t in node.transitions[descriptor])
+    ]
+
+
+class EventEnumerator:
+    """`getAllOwnEventDescriptors(snapshot)` as bare `{type}` events, cached per active set."""
+
+    def __init__(self) -> None:
+        self._by_node: dict[Node, list[str]] = {}
+        self._by_nodes: dict[tuple[Node, ...], list[tuple[str, Event]]] = {}
+
+    def descriptors(self, snapshot: Snapshot) -> list[str]:
+        """The unique own event descriptors of the active nodes, in `_nodes` order."""
+        seen: dict[str, None] = {}
+        for node in snapshot.nodes:
+            events = self._by_node.get(node)
+            if events is None:
+                events = self._by_node[node] = own_events(node)
+            for descriptor in events:
+                seen[descriptor] = None
+        return list(seen)
+
+    def __call__(self, snapshot: Snapshot) -> list[tuple[str, Event]]:
+        cached = self._by_nodes.get(snapshot.nodes)
+        if cached is None:
+            # The serialised event `{"type": d}` is a function of d, so d itself is the key.
+            cached = [(descriptor, {"type": descriptor}) for descriptor in self.descriptors(snapshot)]
+            self._by_nodes[snapshot.nodes] = cached
+        return cached
+
+
+def given_events(events: Sequence[Event]) -> Callable[[Snapshot], list[tuple[str, Event]]]:
+    """The same events in every state, keyed by `JSON.stringify(event)`."""
+    keyed = [(json.dumps(event, ensure_ascii=False, separators=(",", ":")), event) for event in events]
+    return lambda _snapshot: keyed
+
+
+# -- traversal ----------------------------------------------------------------------------
+
+
+class StateKeys:
+    """`serializeSnapshot` as a hashable key: the state value and the non-empty context, as JSON."""
+
+    def __init__(self) -> None:
+        self._contexts: dict[int, tuple[Any, str]] = {}
+
+    def __call__(self, snapshot: Snapshot) -> StateKey:
+        value = json.dumps(snapshot.value, ensure_ascii=False, separators=(",", ":"))
+        context = snapshot.context
+        if not context:
+            return value, None
+        # Steps that assign nothing share the context object; keep it so its id stays unique.
+        cached = self._contexts.get(id(context))
+        if cached is None or cached[0] is not context:
+            cached = (context, json.dumps(context, ensure_ascii=False, separators=(",", ":"), default=str))
+            self._contexts[id(context)] = cached
+        return value, cached[1]
+
+
+def explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot], list[tuple[str, Event]]],
+            limit: int, stop_when: Callable[[Snapshot], bool] | None) -> StateGraph:
+    """`getAdjacencyMap`: breadth first over every (state, event) pair from `start`."""
+    keys = StateKeys()
+    index_of: dict[StateKey, int] = {}
+    pending: list[list[tuple[str, Event, StateKey]]] = []
+    graph = StateGraph()
+    queue: deque[tuple[Snapshot, StateKey]] = deque([(start, keys(start))])
+    iterations = 0
+    while queue:
+        snapshot, key = queue.popleft()
+        if iterations > limit:
+            raise TraversalLimitExceeded(limit)
+        iterations += 1
+        if key in index_of:
+            continue
+        index_of[key] = len(graph.states)
+        graph.states.append(snapshot)
+        # XState keys the transitions by serialised event: a repeated event keeps its first place.
+        outgoing: dict[str, tuple[Event, StateKey]] = {}
+        if stop_when is None or not stop_when(snapshot):
+            for event_key, event in events_for(snapshot):
+                try:
+                    next_snapshot, _actions = transition(machine, snapshot, event)
+                except EngineError as error:
+                    raise ToolError(
+                        "invalid_input",
+                        f"the machine threw on event '{event.get('type')}' in state {json.dumps(snapshot.value)}: {error}",
+                        {"state": snapshot.value, "event": dict(event)},
+                    ) from None
+                next_key = keys(next_snapshot)
+                outgoing[event_key] = (event, next_key)
+                queue.append((next_snapshot, next_key))
+        pending.append([(event_key, event, next_key) for event_key, (event, next_key) in outgoing.items()])
+    graph.iterations = iterations
+    graph.edges = [[Edge(event_key, event, index_of[next_key]) for event_key, event, next_key in edges]
+                   for edges in pending]
+    return graph
+
+
+# -- path finding -------------------------------------------------------------------------
+
+PathEdges = tuple[tuple[int, Edge], ...]
+
+
+@dataclass
+class PathSet:
+    """Paths found: how many, the first few (as edge lists), and what all of them cover."""
+
+    total: int = 0
+    returned: list[tuple[int, PathEdges]] = field(default_factory=list)
+    covered_states: set[int] = field(default_factory=set)
+    covered_edges: set[tuple[int, int]] = field(default_factory=set)  # (state, edge index)
+
+
+def shortest_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RETURNED_PATHS) -> PathSet:
+    """`getShortestPaths`: one path per state, found breadth first (first discovery wins); the first `keep` kept."""
+    count = len(graph.states)
+    parent: list[tuple[int, int] | None] = [None] * count
+    seen = [False] * count
+    seen[0] = True
+    order = [0]
+    for state in order:  # grows while iterating, like XState's `unvisited` set
+        for edge_index, edge in enumerate(graph.edges[state]):
+            if not seen[edge.target]:
+                seen[edge.target] = True
+                parent[edge.target] = (state, edge_index)
+                order.append(edge.target)
+    result = PathSet()
+    for target in order:
+        if not matches[target]:
+            continue
+        result.total += 1
+        walk: int = target
+        chain: list[tuple[int, Edge]] = []
+        keep_this = len(result.returned) < keep
+        while True:
+            newly_covered = walk not in result.covered_states
+            result.covered_states.add(walk)
+            link = parent[walk]
+            if link is None or (not newly_covered and not keep_this):
+                break
+            source, edge_index = link
+            result.covered_edges.add(link)
+            if keep_this:
+                chain.append((source, graph.edges[source][edge_index]))
+            walk = source
+        if keep_this:
+            result.returned.append((target, tuple(reversed(chain))))
+    return result
+
+
+def simple_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RETURNED_PATHS) -> PathSet:
+    """`getSimplePaths`: every path from the start that visits no state twice.
+
+    One depth-first search from the start visits each simple path once, as a prefix; XState
+    lists them grouped by their last state, groups in adjacency order, each group in search
+    order. Only the groups that can hold one of the first `keep` paths are kept.
+    """
+    count = len(graph.states)
+    first_targets = [index for index in range(count) if matches[index]][:keep]
+    kept: dict[int, list[PathEdges]] = {target: [] for target in first_targets}
+    on_path = [False] * count
+    path: list[tuple[int, Edge]] = []
+    path_keys: list[tuple[int, int]] = []
+    result = PathSet()
+    visited = 0
+
+    def enter(state: int) -> bool:
+        nonlocal visited
+        visited += 1
+        if visited > MAX_SIMPLE_PATHS:
+            raise ToolError(
+                "invalid_input",
+                f"the machine has more than {MAX_SIMPLE_PATHS} simple paths; use algorithm 'shortest', "
+                "or narrow the search with toState or events",
+                {"maxSimplePaths": MAX_SIMPLE_PATHS},
+            )
+        on_path[state] = True
+        if matches[state]:
+            result.total += 1
+            group = kept.get(state)
+            if group is not None and len(group) < keep:
+                group.append(tuple(path))
+            return True
+        return False
+
+    # A frame: state, next edge index, whether a matching path ends in its subtree.
+    stack: list[list[Any]] = [[0, 0, enter(0)]]
+    while stack:
+        frame = stack[-1]
+        state, edge_index = frame[0], frame[1]
+        edges = graph.edges[state]
+        while edge_index < len(edges) and on_path[edges[edge_index].target]:
+            edge_index += 1
+        if edge_index < len(edges):
+            frame[1] = edge_index + 1
+            edge = edges[edge_index]
+            path.append((state, edge))
+            path_keys.append((state, edge_index))
+            stack.append([edge.target, 0, enter(edge.target)])
+            continue
+        stack.pop()
+        on_path[state] = False
+        if frame[2]:
+            result.covered_states.add(state)
+            if path_keys:
+                result.covered_edges.add(path_keys[-1])
+            if stack:
+                stack[-1][2] = True
+        if path:
+            path.pop()
+            path_keys.pop()
+    for target in first_targets:
+        for edges_of_path in kept[target]:
+            if len(result.returned) < keep:
+                result.returned.append((target, edges_of_path))
+    return result
+
+
+# -- the tool's result --------------------------------------------------------------------
+
+
+def state_json(snapshot: Snapshot) -> dict[str, Any]:
+    """A path state as the tool reports it: `{value, context}` (a copy, never engine data)."""
+    return {"value": copy.deepcopy(snapshot.value), "context": copy.deepcopy(snapshot.context)}
+
+
+def path_json(graph: StateGraph, target: int, edges: PathEdges) -> dict[str, Any]:
+    """XState's path shape after `alterPath`: the init step, then one step per event."""
+    steps = [{"state": state_json(graph.states[0]), "event": dict(INIT_EVENT)}]
+    steps.extend({"state": state_json(graph.states[edge.target]), "event": dict(edge.event)} for _source, edge in edges)
+    return {"state": state_json(graph.states[target]), "steps": steps, "weight": len(edges)}
+
+
+def coverage_targets(model: MachineModel) -> tuple[list[str], list[Transition]]:
+    """The state nodes that can be active (not the root, not history) and every transition."""
+    states = [node.id for node in model.root.walk() if node.parent_id is not None and node.type != "history"]
+    transitions = [t for node in model.root.walk() for t in node.transitions]
+    return states, transitions
+
+
+def _ratio(covered: int, total: int) -> dict[str, Any]:
+    percent = 100.0 if total == 0 else round(100.0 * covered / total, 1)
+    return {"covered": covered, "total": total, "percent": percent}
+
+
+def coverage(model: MachineModel, graph: StateGraph, found: PathSet, initial_taken: list[Any] | None) -> dict[str, Any]:
+    """State-node and transition coverage of every path found (not only the returned ones)."""
+    state_ids, transitions = coverage_targets(model)
+    active: set[str] = set()
+    for state in found.covered_states:
+        active.update(node.id for node in graph.states[state].nodes)
+    taken: set[int] = set()
+    if initial_taken is not None and found.covered_states:
+        taken.update(id(t.model) for t in initial_taken if t.model is not None)
+    for state, edge_index in found.covered_edges:
+        edge = graph.edges[state][edge_index]
+        _next, selected = step_transitions(graph.states[state], edge.event)
+        taken.update(id(t.model) for t in selected if t.model is not None)
+    covered_states = [state_id for state_id in state_ids if state_id in active]
+    covered_transitions = [t for t in transitions if id(t) in taken]
+    return {
+        "states": {**_ratio(len(covered_states), len(state_ids)),
+                   "uncovered": [state_id for state_id in state_ids if state_id not in active]},
+        "transitions": {**_ratio(len(covered_transitions), len(transitions)),
+                        "uncovered": [t.id for t in transitions if id(t) not in taken]},
+    }
+
+
+def state_matcher(machine: Machine, to_state: Any) -> Callable[[Snapshot], bool]:
+    """`toState` as a predicate: `#id` is an active node, anything else `snapshot.matches`."""
+    if isinstance(to_state, str) and to_state.startswith("#"):
+        node = machine.id_map.get(to_state[1:])
+        if node is None:
+            raise ToolError("invalid_input", f"toState: no state node has the id {to_state[1:]!r}")
+        return lambda snapshot: node in snapshot.node_set
+    if not isinstance(to_state, str | dict) or not to_state:
+        raise ToolError("invalid_input", "toState must be a state value (a dotted path or an object) or '#<state id>'")
+    try:
+        machine.state_path_nodes(to_state)
+    except (MachineDefinitionError, KeyError, TypeError, AttributeError) as error:
+        raise ToolError("invalid_input", f"toState {json.dumps(to_state)} is not a state of this machine: {error}") from None
+    return lambda snapshot: snapshot.matches(to_state)
+
+
+def start_snapshot(machine: Machine, initial: Snapshot, from_state: Any) -> Snapshot:
+    """`fromState`: the state value resolved with the initial context, as XState's `resolveState`."""
+    if not isinstance(from_state, str | dict) or not from_state:
+        raise ToolError("invalid_input", "fromState must be a state value (a dotted path or an object)")
+    try:
+        return restore_snapshot(machine, {"value": from_state, "context": initial.context})
+    except (MachineDefinitionError, KeyError, TypeError, AttributeError) as error:
+        raise ToolError("invalid_input", f"fromState {json.dumps(from_state)} is not a state of this machine: {error}") from None
+
+
+@dataclass
+class Exploration:
+    """A machine explored from its start: the graph and which states `toState` matches."""
+
+    machine: Machine
+    normalization: dict[str, Any]
+    graph: StateGraph
+    matches: list[bool]
+    limit: int
+
+
+def explore_model(
+    model: MachineModel,
+    events: Sequence[Event] | None = None,
+    to_state: Any = None,
+    from_state: Any = None,
+    limit: int | None = None,
+    guards: Mapping[str, bool] | None = None,
+    input_value: Any = None,
+) -> Exploration:
+    """`getAdjacencyMap` for the tool's arguments; bad arguments raise `invalid_input`."""
+    effective_limit = DEFAULT_LIMIT if limit is None else limit
+    machine, normalization = build_simulation_machine(model, guards)
+    if machine.max_iterations is None:
+        machine.max_iterations = DEFAULT_MAX_ITERATIONS
+    initial, _actions = initial_transition(machine, input_value)
+    if initial.status == "error":
+        raise ToolError("invalid_input", f"the machine fails on start: {initial.error}")
+    matcher = state_matcher(machine, to_state) if to_state is not None else None
+    start = start_snapshot(machine, initial, from_state) if from_state is not None else initial
+    events_for = given_events(events) if events is not None else EventEnumerator()
+    try:
+        graph = explore(machine, start, events_for, effective_limit, matcher)
+    except TraversalLimitExceeded:
+        raise ToolError(
+            "invalid_input",
+            f"Traversal limit exceeded: more than {effective_limit} (state, event) pairs to explore; "
+            f"raise `limit` (at most {MAX_LIMIT}), or narrow the search with events, fromState or toState",
+            {"limit": effective_limit},
+        ) from None
+    matches = [True] * len(graph.states) if matcher is None else [matcher(s) for s in graph.states]
+    return Exploration(machine, normalization, graph, matches, effective_limit)
+
+
+def generate_graph_paths(
+    model: MachineModel,
+    algorithm: Algorithm,
+    events: Sequence[Event] | None = None,
+    to_state: Any = None,
+    from_state: Any = None,
+    limit: int | None = None,
+    guards: Mapping[str, bool] | None = None,
+    input_value: Any = None,
+    max_paths: int = MAX_RETURNED_PATHS,
+) -> dict[str, Any]:
+    """Paths through `model` as `@xstate/graph` finds them: `{paths, coverage, totalCount, truncated, execution}`.
+
+    The first `max_paths` paths are returned (the tool always returns at most five).
+    """
+    if algorithm not in ALGORITHMS:
+        raise ToolError("invalid_input", f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")
+    explored = explore_model(model, events, to_state, from_state, limit, guards, input_value)
+    graph = explored.graph
+    find = shortest_paths if algorithm == "shortest" else simple_paths
+    found = find(graph, explored.matches, max_paths)
+    initial_taken: list[Any] | None = None
+    if from_state is None:
+        context = model.context if model.context and not callable(model.context) else {}
+        _snapshot, initial_taken = initial_transitions(explored.machine, copy.deepcopy(context), input_value)
+    return {
+        "paths": [path_json(graph, target, edges) for target, edges in found.returned],
+        "coverage": coverage(model, graph, found, initial_taken),
+        "totalCount": found.total,
+        "truncated": found.total > len(found.returned),
+        "execution": {
+            **ENGINE_INFO,
+            "graphReference": GRAPH_REFERENCE,
+            "algorithm": algorithm,
+            "events": "given" if events is not None else "machine",
+            "statesExplored": len(graph.states),
+            "transitionsExplored": sum(len(edges) for edges in graph.edges),
+            "iterations": graph.iterations,
+            "limit": explored.limit,
+            "assumedGuards": explored.normalization["assumedGuards"],
+            "assumedActors": explored.normalization["assumedActors"],
+        },
+    }

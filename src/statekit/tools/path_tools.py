@@ -1,0 +1,285 @@
+"""`generate_graph_paths` (and the `statekit paths` command)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from statekit.analysis.paths import (
+    ALGORITHMS,
+    DEFAULT_LIMIT,
+    GRAPH_REFERENCE,
+    MAX_LIMIT,
+    MAX_RETURNED_PATHS,
+    MAX_SIMPLE_PATHS,
+    generate_graph_paths,
+)
+from statekit.analysis.simulate import normalize_events
+from statekit.errors import ToolError
+from statekit.tools.inputs import load_model
+from statekit.tools.registry import ToolSpec, register
+
+MACHINE_ARGUMENT: dict[str, Any] = {
+    "description": "The machine: an XState v5 config object (or {\"machine\": config}), or JSON or YAML text of one.",
+    "anyOf": [{"type": "object"}, {"type": "string"}],
+}
+STATE_VALUE: dict[str, Any] = {"anyOf": [{"type": "string", "minLength": 1}, {"type": "object"}]}
+EVENT: dict[str, Any] = {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"]}
+PATH_STATE: dict[str, Any] = {
+    "type": "object",
+    "description": "A state as XState's serializeSnapshot identifies it: the state value and the context.",
+    "properties": {"value": {"anyOf": [{"type": "string"}, {"type": "object"}]}, "context": {}},
+    "required": ["value", "context"],
+    "additionalProperties": False,
+}
+PATH: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "state": PATH_STATE,
+        "steps": {
+            "type": "array",
+            "description": "The init step ({state: start, event: xstate.init}), then one step per event; "
+                           "a step's state is the state its event led to.",
+            "items": {"type": "object", "properties": {"state": PATH_STATE, "event": EVENT},
+                      "required": ["state", "event"], "additionalProperties": False},
+        },
+        "weight": {"type": "integer", "minimum": 0, "description": "The number of events."},
+    },
+    "required": ["state", "steps", "weight"],
+    "additionalProperties": False,
+}
+
+
+def _ratio(what: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "covered": {"type": "integer", "minimum": 0},
+            "total": {"type": "integer", "minimum": 0},
+            "percent": {"type": "number", "minimum": 0, "maximum": 100},
+            "uncovered": {"type": "array", "items": {"type": "string"}, "description": f"The {what} no path covers."},
+        },
+        "required": ["covered", "total", "percent", "uncovered"],
+        "additionalProperties": False,
+    }
+
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "machine": MACHINE_ARGUMENT,
+        "algorithm": {"type": "string", "enum": list(ALGORITHMS),
+                      "description": "shortest: one shortest path to every reachable state; "
+                                     "simple: every path that visits no state twice."},
+        "events": {
+            "type": "array",
+            "maxItems": 100,
+            "items": {"anyOf": [{"type": "string", "minLength": 1}, EVENT]},
+            "description": "Events to try in every state, replacing the machine's own event descriptors.",
+        },
+        "toState": {**STATE_VALUE, "description": "Only paths ending in a state that matches this value "
+                                                  "(e.g. 'playing', 'a.b', {a: 'b'}) or '#<state id>'; "
+                                                  "the search does not continue past such states."},
+        "fromState": {**STATE_VALUE, "description": "Start here (a state value, with the initial context) "
+                                                    "instead of the initial state."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
+                  "description": f"Most (state, event) pairs to explore (default {DEFAULT_LIMIT})."},
+        "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
+                   "description": "Static results for named guards (default true)."},
+        "input": {"description": "The machine input, given to the xstate.init event."},
+    },
+    "required": ["machine", "algorithm"],
+    "additionalProperties": False,
+}
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "paths": {"type": "array", "maxItems": MAX_RETURNED_PATHS, "items": PATH},
+        "coverage": {
+            "type": "object",
+            "properties": {"states": _ratio("state ids"), "transitions": _ratio("transition ids")},
+            "required": ["states", "transitions"],
+            "additionalProperties": False,
+        },
+        "totalCount": {"type": "integer", "minimum": 0, "description": "Every path found, returned or not."},
+        "truncated": {"type": "boolean", "description": "True when totalCount is more than the paths returned."},
+        "execution": {
+            "type": "object",
+            "properties": {
+                "engine": {"type": "string"},
+                "semantics": {"type": "string"},
+                "referenceVersion": {"type": "string"},
+                "graphReference": {"type": "string"},
+                "algorithm": {"type": "string", "enum": list(ALGORITHMS)},
+                "events": {"type": "string", "enum": ["machine", "given"]},
+                "statesExplored": {"type": "integer", "minimum": 0},
+                "transitionsExplored": {"type": "integer", "minimum": 0},
+                "iterations": {"type": "integer", "minimum": 0},
+                "limit": {"type": "integer", "minimum": 1},
+                "assumedGuards": {"type": "array", "items": {"type": "string"}},
+                "assumedActors": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["engine", "semantics", "referenceVersion", "graphReference", "algorithm", "events",
+                         "statesExplored", "transitionsExplored", "iterations", "limit", "assumedGuards",
+                         "assumedActors"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["paths", "coverage", "totalCount", "truncated", "execution"],
+    "additionalProperties": False,
+}
+
+DESCRIPTION = (
+    f"Generates shortest or simple paths through a machine, exactly as XState's graph library ({GRAPH_REFERENCE}) "
+    "does: states are {value, context} snapshots; in each state the machine's own event descriptors are sent as "
+    "bare {type} events (wildcard descriptors such as 'a.*' and xstate.after.* / xstate.done.actor.* types "
+    "included), unless `events` is given, which replaces them. shortest gives one shortest path per reachable "
+    "state; simple gives every path that visits no state twice. "
+    f"At most {MAX_RETURNED_PATHS} paths are returned, in XState's order; totalCount counts all and truncated "
+    "says some were left out. A step's state is the state its event led to; the first step is the start with "
+    "event xstate.init. Coverage is over every path found (not only the returned ones): states are the machine's "
+    "state nodes except the root and history nodes, active in some state of a path; transitions are the machine's "
+    "transitions (by id) taken in some step, eventless and raised ones included. Named guards take the booleans "
+    f"in `guards` (default true). More than `limit` (state, event) pairs (default {DEFAULT_LIMIT}) fail with "
+    f"invalid_input 'Traversal limit exceeded', as do more than {MAX_SIMPLE_PATHS} simple paths and a machine "
+    "that throws while exploring (XState throws for an event of type '*': give `events` for such machines)."
+)
+
+
+def _optional_state(arguments: dict[str, Any], name: str) -> Any:
+    value = arguments.get(name)
+    if value is not None and (not isinstance(value, str | dict) or value in ("", {})):
+        raise ToolError("invalid_input", f"`{name}` must be a state value: a non-empty string or object")
+    return value
+
+
+def _generate(arguments: dict[str, Any]) -> dict[str, Any]:
+    if "machine" not in arguments:
+        raise ToolError("invalid_input", "`machine` is required")
+    unknown = sorted(set(arguments) - set(INPUT_SCHEMA["properties"]))
+    if unknown:
+        raise ToolError("invalid_input", f"unknown argument(s): {', '.join(unknown)}")
+    algorithm = arguments.get("algorithm")
+    if algorithm not in ALGORITHMS:
+        raise ToolError("invalid_input", f"`algorithm` must be one of {', '.join(repr(a) for a in ALGORITHMS)}")
+    limit = arguments.get("limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT):
+        raise ToolError("invalid_input", f"`limit` must be an integer from 1 to {MAX_LIMIT}")
+    events = normalize_events(arguments["events"]) if arguments.get("events") is not None else None
+    guards = arguments.get("guards")
+    if guards is not None and not isinstance(guards, dict):
+        raise ToolError("invalid_input", "`guards` must map guard names to true or false")
+    model = load_model(arguments["machine"])
+    return generate_graph_paths(
+        model, algorithm, events=events, to_state=_optional_state(arguments, "toState"),
+        from_state=_optional_state(arguments, "fromState"), limit=limit, guards=guards,
+        input_value=arguments.get("input"),
+    )
+
+
+def _event_text(event: dict[str, Any]) -> str:
+    extra = {key: value for key, value in event.items() if key != "type"}
+    return f"{event['type']} {json.dumps(extra)}" if extra else str(event["type"])
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def summarize_paths(result: dict[str, Any]) -> str:
+    """The paths as lines of events, then the counts and the coverage."""
+    lines = []
+    for path in result["paths"]:
+        events = " -> ".join(_event_text(step["event"]) for step in path["steps"][1:]) or "(start)"
+        lines.append(f"{_value_text(path['state']['value'])} [{path['weight']}]: {events}")
+    shown = len(result["paths"])
+    more = f" ({result['totalCount'] - shown} not shown)" if result["truncated"] else ""
+    lines.append(f"{result['totalCount']} {result['execution']['algorithm']} path(s){more}")
+    for kind in ("states", "transitions"):
+        ratio = result["coverage"][kind]
+        lines.append(f"{kind} covered: {ratio['covered']}/{ratio['total']} ({ratio['percent']}%)")
+    return "\n".join(lines)
+
+
+register(
+    ToolSpec(
+        name="generate_graph_paths",
+        title="Generate paths through a state machine",
+        description=DESCRIPTION,
+        input_schema=INPUT_SCHEMA,
+        output_schema=OUTPUT_SCHEMA,
+        function=_generate,
+        summarize=summarize_paths,
+    )
+)
+
+
+# -- the `statekit paths` command ---------------------------------------------------------
+
+
+def _read_machine(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ToolError("invalid_input", f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ToolError("invalid_input", f"{path} is not UTF-8 text") from None
+
+
+def _json_or_text(text: str, what: str) -> Any:
+    """A JSON object, or else the text itself (an event type, a dotted state path)."""
+    if text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ToolError("invalid_input", f"{what} {text!r} is not valid JSON: {error.msg}") from None
+    return text
+
+
+def _run_paths_command(args: argparse.Namespace) -> int:
+    from statekit import tools
+
+    arguments: dict[str, Any] = {"machine": _read_machine(args.file), "algorithm": args.algorithm}
+    if args.event:
+        arguments["events"] = [_json_or_text(event, "event") for event in args.event]
+    if args.to_state is not None:
+        arguments["toState"] = _json_or_text(args.to_state, "--to")
+    if args.from_state is not None:
+        arguments["fromState"] = _json_or_text(args.from_state, "--from")
+    if args.limit is not None:
+        arguments["limit"] = args.limit
+    if args.guard:
+        guards: dict[str, bool] = {}
+        for item in args.guard:
+            name, _, value = item.partition("=")
+            if value not in ("true", "false"):
+                raise ToolError("invalid_input", f"--guard takes NAME=true or NAME=false, not {item!r}")
+            guards[name] = value == "true"
+        arguments["guards"] = guards
+    if args.input is not None:
+        arguments["input"] = _json_or_text(args.input, "--input")
+    result = tools.call("generate_graph_paths", arguments)
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else summarize_paths(result))
+    return 0
+
+
+def add_paths_command(subparsers: Any) -> None:
+    """Add `statekit paths FILE [--algorithm simple] [--event E ...] [--to S] [--from S] ...`."""
+    command = subparsers.add_parser("paths", help="shortest or simple paths through a machine file (JSON or YAML; - for stdin)")
+    command.add_argument("file")
+    command.add_argument("--algorithm", choices=ALGORITHMS, default="shortest", help="default: shortest")
+    command.add_argument("--event", action="append", metavar="EVENT",
+                         help="an event to try in every state (a type or a JSON object); repeat; replaces the machine's own")
+    command.add_argument("--to", dest="to_state", metavar="STATE", help="only paths to this state (dotted path, JSON value or #id)")
+    command.add_argument("--from", dest="from_state", metavar="STATE", help="start from this state value")
+    command.add_argument("--limit", type=int, help=f"most (state, event) pairs to explore (default {DEFAULT_LIMIT})")
+    command.add_argument("--guard", action="append", metavar="NAME=true|false", help="a static guard result")
+    command.add_argument("--input", help="machine input as JSON")
+    command.add_argument("--json", action="store_true", help="print the structured result")
+    command.set_defaults(handler=_run_paths_command)

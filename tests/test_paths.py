@@ -1,0 +1,409 @@
+"""`generate_graph_paths`: agreement with real @xstate/graph 3.0.4, coverage, limits, errors.
+
+The agreement test runs every case of tests/oracle/graph/corpus.py through
+tests/oracle/graph/paths.mjs (real XState in node) and through statekit, and compares every
+path: its end state, its steps (event and state) and its weight, in XState's order. It skips
+without tests/oracle/node_modules unless CI is set.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from statekit import create_machine, initial_transition, transition
+from statekit.analysis.paths import (
+    DEFAULT_LIMIT,
+    EventEnumerator,
+    explore,
+    explore_model,
+    generate_graph_paths,
+)
+from statekit.analysis.paths_trace import initial_transitions, step_transitions
+from statekit.analysis.simulate import build_simulation_machine
+from statekit.errors import ToolError
+from statekit.model import parse_machine
+from statekit.tools import call
+
+ORACLE = Path(__file__).parent / "oracle"
+GRAPH = ORACLE / "graph"
+sys.path.insert(0, str(GRAPH))
+import corpus  # noqa: E402
+
+CASES = corpus.cases()
+NODE = shutil.which("node")
+HAVE_ORACLE = NODE is not None and (ORACLE / "node_modules" / "@xstate" / "graph").is_dir()
+needs_oracle = pytest.mark.skipif(not HAVE_ORACLE and not os.environ.get("CI"),
+                                  reason="tests/oracle/node_modules missing (cd tests/oracle && npm ci)")
+
+PLAYER = corpus.PLAYER
+
+
+@cache
+def xstate_results() -> dict[str, dict[str, Any]]:
+    """Every corpus case through @xstate/graph, by name."""
+    assert NODE is not None, "node is required for the oracle"
+    completed = subprocess.run(
+        [NODE, "--conditions=development", str(GRAPH / "paths.mjs")],
+        input=json.dumps(CASES), capture_output=True, text=True, check=True, cwd=ORACLE, timeout=300,
+    )
+    return {result["name"]: result for result in json.loads(completed.stdout)}
+
+
+def js_json(value: Any) -> str:
+    """`JSON.stringify(value)` for the plain data of the corpus."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def statekit_result(case: dict[str, Any]) -> dict[str, Any]:
+    """The case through statekit with every path returned, or `{error}` as the driver reports it."""
+    options: dict[str, Any] = {
+        "events": case.get("events") and [{"type": e} if isinstance(e, str) else e for e in case["events"]],
+        "to_state": case.get("toState"), "from_state": case.get("fromState"), "limit": case.get("limit"),
+        "guards": case.get("guards"), "input_value": case.get("input"),
+    }
+    model = parse_machine(case["config"])
+    try:
+        result = generate_graph_paths(model, case["algorithm"], max_paths=10**9, **options)
+        graph = explore_model(model, **options).graph
+    except ToolError as error:
+        return {"name": case["name"], "error": error.message}
+    adjacency = [
+        [js_json({"value": state.value, "context": state.context} if state.context else {"value": state.value}),
+         [js_json(edge.event) for edge in edges]]
+        for state, edges in zip(graph.states, graph.edges, strict=True)
+    ]
+    return {"name": case["name"], "paths": result["paths"], "totalCount": result["totalCount"], "adjacency": adjacency}
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(corpus.MACHINES) >= 60
+    assert len({case["name"] for case in CASES}) == len(CASES)
+
+
+@needs_oracle
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_agrees_with_xstate_graph(case: dict[str, Any]) -> None:
+    expected = xstate_results()[case["name"]]
+    actual = statekit_result(case)
+    if "error" in expected:
+        assert "error" in actual, f"XState threw {expected['error']!r}; statekit found paths"
+        assert expected["error"] in actual["error"]
+        return
+    assert "error" not in actual, actual.get("error")
+    # The same states explored, in the same order, with the same events tried in each.
+    assert actual["adjacency"] == expected["adjacency"]
+    assert actual["totalCount"] == len(expected["paths"])
+    # Same reachable states, same lengths, same paths, in the same order.
+    assert [p["state"] for p in actual["paths"]] == [p["state"] for p in expected["paths"]]
+    assert [p["weight"] for p in actual["paths"]] == [p["weight"] for p in expected["paths"]]
+    assert actual["paths"] == expected["paths"]
+
+
+@needs_oracle
+def test_the_tool_returns_xstates_first_five() -> None:
+    for case in CASES:
+        expected = xstate_results()[case["name"]]
+        if "error" in expected or case.get("input") is not None:
+            continue
+        arguments: dict[str, Any] = {"machine": case["config"], "algorithm": case["algorithm"]}
+        for option in ("events", "toState", "fromState", "limit", "guards"):
+            if option in case:
+                arguments[option] = case[option]
+        result = call("generate_graph_paths", arguments)
+        assert result["paths"] == expected["paths"][:5], case["name"]
+        assert result["totalCount"] == len(expected["paths"])
+        assert result["truncated"] == (len(expected["paths"]) > 5)
+
+
+# -- the traced macrostep used for transition coverage -----------------------------------
+
+
+def test_traced_steps_end_where_the_engine_does() -> None:
+    """paths_trace replays the engine's macrostep; on every corpus edge it must agree with it."""
+    checked = 0
+    for name, entry in corpus.MACHINES.items():
+        config = {key: value for key, value in entry.items() if key not in corpus.OPTION_KEYS}
+        model = parse_machine(config)
+        machine, _ = build_simulation_machine(model, entry.get("guards"))
+        initial, _actions = initial_transition(machine, entry.get("input"))
+        context = copy.deepcopy(model.context) if model.context else {}
+        traced_initial, _taken = initial_transitions(machine, context, entry.get("input"))
+        assert (traced_initial.value, traced_initial.context) == (initial.value, initial.context), name
+        if name.startswith(("wildcard_star", "limit_")):
+            continue
+        graph = explore(machine, initial, EventEnumerator(), DEFAULT_LIMIT, None)
+        for state, edges in zip(graph.states, graph.edges, strict=True):
+            for edge in edges:
+                expected, _ = transition(machine, state, edge.event)
+                traced, _ = step_transitions(state, edge.event)
+                assert (traced.value, traced.context, traced.status) == (expected.value, expected.context, expected.status)
+                checked += 1
+    assert checked > 300
+
+
+# -- the tool ------------------------------------------------------------------------------
+
+
+def paths(machine: Any, algorithm: str = "shortest", **options: Any) -> dict[str, Any]:
+    return call("generate_graph_paths", {"machine": machine, "algorithm": algorithm, **options})
+
+
+def test_player_shortest_paths_shape() -> None:
+    result = paths(PLAYER)
+    assert [p["state"]["value"] for p in result["paths"]] == ["paused", "playing", "stopped"]
+    stopped = result["paths"][2]
+    assert stopped["weight"] == 2
+    assert stopped["steps"] == [
+        {"state": {"value": "paused", "context": {}}, "event": {"type": "xstate.init"}},
+        {"state": {"value": "playing", "context": {}}, "event": {"type": "PLAY"}},
+        {"state": {"value": "stopped", "context": {}}, "event": {"type": "STOP"}},
+    ]
+    assert result["totalCount"] == 3 and result["truncated"] is False
+    assert result["execution"]["statesExplored"] == 3
+    assert result["execution"]["events"] == "machine"
+
+
+def test_at_most_five_paths_and_the_rest_counted() -> None:
+    result = paths(corpus.chain(12))
+    assert len(result["paths"]) == 5
+    assert [p["weight"] for p in result["paths"]] == [0, 1, 2, 3, 4]
+    assert result["totalCount"] == 12 and result["truncated"] is True
+
+
+def test_simple_paths_count_every_path() -> None:
+    result = paths(corpus.MACHINES["complete_graph_4"], "simple")
+    # From a in K4: 1 + 3 + 3*2 + 3*2*1 simple paths.
+    assert result["totalCount"] == 16
+    assert len(result["paths"]) == 5
+
+
+def test_coverage_counts_all_paths_not_only_the_returned_ones() -> None:
+    result = paths(corpus.chain(12, final=True))
+    states = result["coverage"]["states"]
+    assert (states["covered"], states["total"], states["percent"]) == (12, 12, 100.0)
+    transitions = result["coverage"]["transitions"]
+    assert (transitions["covered"], transitions["total"]) == (11, 11)
+
+
+def test_shortest_paths_cover_only_tree_transitions() -> None:
+    result = paths(PLAYER)
+    # PAUSE leads back to an already reached state: no shortest path takes it.
+    assert result["coverage"]["transitions"]["uncovered"] == ["player.playing:PAUSE:0"]
+    assert result["coverage"]["transitions"]["percent"] == 66.7
+    simple = paths(corpus.MACHINES["traffic_light"], "simple")
+    assert simple["coverage"]["transitions"]["covered"] == 2
+
+
+def test_coverage_includes_eventless_and_raised_transitions() -> None:
+    result = paths(corpus.MACHINES["always_chain"])
+    covered = set(t for t in result["coverage"]["transitions"]["uncovered"])
+    assert "al.b:always:0" not in covered and "al.c:always:0" not in covered
+    raised = paths(corpus.MACHINES["raise_internal"])
+    assert "r.b:NEXT:0" not in raised["coverage"]["transitions"]["uncovered"]
+    start = paths(corpus.MACHINES["always_on_start"])
+    assert "als.boot:always:0" not in start["coverage"]["transitions"]["uncovered"]
+
+
+def test_state_coverage_excludes_root_and_history() -> None:
+    result = paths(corpus.MACHINES["history_shallow"])
+    states = result["coverage"]["states"]
+    assert states["total"] == 5  # on, on.one, on.two, on.three, off
+    assert "hs.on.hist" not in states["uncovered"]
+
+
+def test_unreachable_states_are_uncovered() -> None:
+    result = paths(corpus.MACHINES["unreachable"], "simple")
+    assert result["coverage"]["states"]["uncovered"] == ["u.island"]
+    assert result["coverage"]["transitions"]["uncovered"] == ["u.island:BACK:0"]
+
+
+def test_to_state_filters_paths_and_coverage() -> None:
+    result = paths(PLAYER, toState="stopped")
+    assert result["totalCount"] == 1
+    assert [s["event"]["type"] for s in result["paths"][0]["steps"]] == ["xstate.init", "PLAY", "STOP"]
+    assert result["coverage"]["transitions"]["covered"] == 2
+    by_id = paths(PLAYER, toState="#player.playing")
+    assert [p["state"]["value"] for p in by_id["paths"]] == ["playing"]
+
+
+def test_from_state_starts_there() -> None:
+    result = paths(PLAYER, fromState="playing")
+    assert result["paths"][0]["steps"][0] == {"state": {"value": "playing", "context": {}}, "event": {"type": "xstate.init"}}
+    assert {p["state"]["value"] for p in result["paths"]} == {"playing", "paused", "stopped"}
+
+
+def test_given_events_replace_enumeration() -> None:
+    result = paths(PLAYER, events=["PLAY"])
+    assert [p["state"]["value"] for p in result["paths"]] == ["paused", "playing"]
+    assert result["execution"]["events"] == "given"
+
+
+def test_guards_argument_sets_static_results() -> None:
+    machine = corpus.MACHINES["guards_default_true"]
+    assert paths(machine)["paths"][1]["state"]["value"] == "b"
+    assert paths(machine, guards={"canGo": False})["paths"][1]["state"]["value"] == "c"
+    assert paths(machine)["execution"]["assumedGuards"] == ["canGo"]
+
+
+def test_context_distinguishes_states() -> None:
+    result = paths(corpus.MACHINES["context_flag"])
+    assert [p["state"] for p in result["paths"]] == [
+        {"value": "a", "context": {"visited": False}},
+        {"value": "b", "context": {"visited": True}},
+        {"value": "a", "context": {"visited": True}},
+    ]
+
+
+def test_output_is_deterministic_and_json() -> None:
+    first = paths(corpus.MACHINES["parallel_nested"], "simple")
+    second = paths(corpus.MACHINES["parallel_nested"], "simple")
+    assert json.dumps(first) == json.dumps(second)
+
+
+def test_output_is_a_copy() -> None:
+    machine = corpus.MACHINES["context_flag"]
+    first = paths(machine)
+    first["paths"][0]["state"]["context"]["visited"] = "changed"
+    assert paths(machine)["paths"][0]["state"]["context"] == {"visited": False}
+
+
+def test_output_matches_its_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from statekit.tools import get
+
+    spec = get("generate_graph_paths")
+    jsonschema.validate(paths(corpus.MACHINES["history_deep"], "simple"), spec.output_schema)
+    jsonschema.Draft202012Validator.check_schema(spec.input_schema)
+
+
+# -- errors --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"machine": PLAYER}, "algorithm"),
+    ({"machine": PLAYER, "algorithm": "longest"}, "algorithm"),
+    ({"machine": PLAYER, "algorithm": "shortest", "limit": 0}, "limit"),
+    ({"machine": PLAYER, "algorithm": "shortest", "limit": "10"}, "limit"),
+    ({"machine": PLAYER, "algorithm": "shortest", "limit": True}, "limit"),
+    ({"machine": PLAYER, "algorithm": "shortest", "toState": "nowhere"}, "toState"),
+    ({"machine": PLAYER, "algorithm": "shortest", "toState": "#player.nowhere"}, "toState"),
+    ({"machine": PLAYER, "algorithm": "shortest", "fromState": "nowhere"}, "fromState"),
+    ({"machine": PLAYER, "algorithm": "shortest", "toState": 3}, "toState"),
+    ({"machine": PLAYER, "algorithm": "shortest", "events": "PLAY"}, "events"),
+    ({"machine": PLAYER, "algorithm": "shortest", "events": ["*"]}, "wildcard"),
+    ({"machine": PLAYER, "algorithm": "shortest", "guards": {"x": "yes"}}, "guards"),
+    ({"machine": PLAYER, "algorithm": "shortest", "depth": 3}, "unknown argument"),
+    ({"algorithm": "shortest"}, "machine"),
+    ({"machine": "{not json", "algorithm": "shortest"}, "JSON"),
+])
+def test_bad_input_is_invalid_input(arguments: dict[str, Any], message: str) -> None:
+    with pytest.raises(ToolError) as raised:
+        call("generate_graph_paths", arguments)
+    assert raised.value.code == "invalid_input"
+    assert message in raised.value.message
+
+
+def test_traversal_limit_is_an_error() -> None:
+    with pytest.raises(ToolError) as raised:
+        paths(corpus.grid(3, 3), limit=10)
+    assert raised.value.code == "invalid_input"
+    assert "Traversal limit exceeded" in raised.value.message
+    assert raised.value.details == {"limit": 10}
+
+
+def test_unbounded_machine_hits_the_default_limit() -> None:
+    # Each INC assigns a new context... from a finite set; an unbounded one needs a named action,
+    # so use given events with distinct payload-free types on a wide grid instead.
+    with pytest.raises(ToolError) as raised:
+        paths(corpus.grid(40, 40), limit=1000)
+    assert "Traversal limit exceeded" in raised.value.message
+
+
+def test_wildcard_descriptor_throws_like_xstate() -> None:
+    with pytest.raises(ToolError) as raised:
+        paths(corpus.MACHINES["wildcard_star_throws"])
+    assert "An event cannot have the wildcard type" in raised.value.message
+    given = paths(corpus.MACHINES["wildcard_star_throws"], events=["GO", "OTHER"])
+    assert {p["state"]["value"] for p in given["paths"]} == {"a", "b", "c"}
+
+
+def test_eventless_cycle_is_an_error_not_a_hang() -> None:
+    machine = {"id": "loop", "initial": "a", "states": {"a": {"on": {"GO": "b"}}, "b": {"always": "c"}, "c": {"always": "b"}}}
+    with pytest.raises(ToolError) as raised:
+        paths(machine)
+    assert raised.value.code == "invalid_input"
+    assert "Infinite loop" in raised.value.message
+
+
+def test_too_many_simple_paths_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from statekit.analysis import paths as paths_module
+
+    monkeypatch.setattr(paths_module, "MAX_SIMPLE_PATHS", 50)
+    with pytest.raises(ToolError) as raised:
+        paths(corpus.grid(3, 3), "simple")
+    assert "more than 50 simple paths" in raised.value.message
+    assert paths(corpus.grid(3, 3), "shortest")["totalCount"] == 9
+
+
+# -- large machines ------------------------------------------------------------------------
+
+
+def test_thousand_state_chain() -> None:
+    result = paths(corpus.chain(1000, back=True))
+    assert result["totalCount"] == 1000
+    assert result["coverage"]["states"]["covered"] == 1000
+    assert result["execution"]["statesExplored"] == 1000
+    to_last = paths(corpus.chain(1000), "simple", toState="s999")
+    assert to_last["totalCount"] == 1 and to_last["paths"][0]["weight"] == 999
+
+
+def test_thousand_state_grid_shortest() -> None:
+    result = paths(corpus.grid(32, 32), toState="r31c31")
+    assert result["totalCount"] == 1
+    assert result["paths"][0]["weight"] == 62
+    assert result["execution"]["statesExplored"] == 1024
+
+
+def test_deep_machine_does_not_recurse() -> None:
+    # A simple path of 3000 steps: the search is iterative.
+    result = paths(corpus.chain(3000), "simple", toState="s2999")
+    assert result["paths"][0]["weight"] == 2999
+
+
+def test_engine_api_agrees_with_tool_on_a_chain() -> None:
+    machine = create_machine(corpus.chain(5))
+    snapshot, _ = initial_transition(machine)
+    for _ in range(4):
+        snapshot, _ = transition(machine, snapshot, {"type": "NEXT"})
+    assert paths(corpus.chain(5))["paths"][4]["state"]["value"] == snapshot.value
+
+
+# -- the CLI -------------------------------------------------------------------------------
+
+
+def test_paths_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from statekit.tools.path_tools import add_paths_command
+
+    parser = argparse.ArgumentParser()
+    add_paths_command(parser.add_subparsers(dest="command"))
+    machine_file = tmp_path / "player.json"
+    machine_file.write_text(json.dumps(PLAYER))
+    args = parser.parse_args(["paths", str(machine_file), "--algorithm", "simple", "--to", "stopped"])
+    assert args.handler(args) == 0
+    out = capsys.readouterr().out
+    assert "stopped [2]: PLAY -> STOP" in out
+    args = parser.parse_args(["paths", str(machine_file), "--json", "--event", "PLAY"])
+    assert args.handler(args) == 0
+    assert json.loads(capsys.readouterr().out)["totalCount"] == 2
