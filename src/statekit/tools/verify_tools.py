@@ -12,7 +12,6 @@ from statekit.model import machine_to_config
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolContext, ToolSpec, register
 from statekit.verify.adapter import Binding, ExecutionPolicy, VerificationRequest
-from statekit.verify.planner import executed_coverage, plan_paths
 from statekit.verify.report import (
     PATH_SCHEMA,
     REPORT_SCHEMA,
@@ -60,6 +59,9 @@ def _verify(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
             raise ToolError("capability_disabled", "no resource provider is configured to resolve machineId")
         source = context.resource_provider.get_machine(model_ref["machineId"]).get("definition")
     model = load_model(source)
+    # The path search loads on first use.
+    from statekit.verify.planner import executed_coverage, plan_paths
+
     paths, model_coverage, truncated = plan_paths(model)
     policy = ExecutionPolicy()
     request = VerificationRequest(model=model, model_ref=model_ref, paths=paths, bindings=bindings,
