@@ -295,7 +295,9 @@ async def main() -> None:
         for mode, io_seconds, store_name, state_note in runs:
             HANDLER_IO["seconds"] = io_seconds
             if (mode, io_seconds) not in baselines:
-                baselines[mode, io_seconds] = await measure(plain_server(), mode, args.calls, gated=False)
+                baselines[mode, io_seconds] = await measure(
+                    plain_server(), mode, args.calls, gated=False
+                )
             plain = baselines[mode, io_seconds]
             server = gated_server(stores[store_name](), state_note=state_note)
             gated = await measure(server, mode, args.calls, gated=True)

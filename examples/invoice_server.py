@@ -95,8 +95,13 @@ def build_server(*, mode: str = "session", store: StateStore | None = None) -> S
     )
     async def add_line_item(arguments: dict[str, Any], call: GateCall) -> dict[str, Any]:
         invoice = invoice_of(call)
-        invoice["lines"].append({"description": arguments["description"], "amount": arguments["amount"]})
-        return {"lines": len(invoice["lines"]), "total": sum(line["amount"] for line in invoice["lines"])}
+        invoice["lines"].append(
+            {"description": arguments["description"], "amount": arguments["amount"]}
+        )
+        return {
+            "lines": len(invoice["lines"]),
+            "total": sum(line["amount"] for line in invoice["lines"]),
+        }
 
     @gate.tool(
         description=(
@@ -226,7 +231,9 @@ async def agent_view(mode: str) -> None:
             created = await call("create_invoice", {"customer": "ACME GmbH"})
             handle = {"invoice_id": created["invoice_id"]}
         await call("discharge_invoice", {**handle})
-        await call("add_line_item", {**handle, "description": "Consulting, October", "amount": 1200})
+        await call(
+            "add_line_item", {**handle, "description": "Consulting, October", "amount": 1200}
+        )
         await call("submit_invoice", {**handle})
         if mode == "session":
             await show_list()
@@ -239,13 +246,21 @@ async def agent_view(mode: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
-    parser.add_argument("--port", type=int, default=8765, help="HTTP port on 127.0.0.1 (default 8765)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--http", action="store_true", help="serve streamable HTTP instead of stdio"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8765, help="HTTP port on 127.0.0.1 (default 8765)"
+    )
     parser.add_argument("--mode", choices=("session", "handle"), default="session")
     parser.add_argument("--store", help="memory (default), sqlite:PATH or redis://HOST:PORT/DB")
     parser.add_argument(
-        "--agent-view", action="store_true", help="drive this server with a scripted agent, print Markdown"
+        "--agent-view",
+        action="store_true",
+        help="drive this server with a scripted agent, print Markdown",
     )
     args = parser.parse_args()
     if args.agent_view:
@@ -255,7 +270,9 @@ def main() -> None:
     if args.http:
         import uvicorn
 
-        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=args.port, log_level="warning")
+        uvicorn.run(
+            server.streamable_http_app(), host="127.0.0.1", port=args.port, log_level="warning"
+        )
     else:
         from mcp.server.stdio import stdio_server
 

@@ -1,14 +1,14 @@
 """A gated HTTP server for the multi-process tests (run as a script by the tests).
 
-    python gate_server.py --http --port P --redis URL [--sqlite PATH]
-                                                          handle mode, state in Redis (or in SQLite
-                                                          at PATH); every `approve` handler run is
-                                                          counted in Redis
-    python gate_server.py --http --port P --principal-header x-user [--relay URL]
-                                                          session mode keyed by a header standing
-                                                          in for an authenticated principal; with
-                                                          --relay, state and list changes shared
-                                                          through the Redis server at URL
+python gate_server.py --http --port P --redis URL [--sqlite PATH]
+                                                      handle mode, state in Redis (or in SQLite
+                                                      at PATH); every `approve` handler run is
+                                                      counted in Redis
+python gate_server.py --http --port P --principal-header x-user [--relay URL]
+                                                      session mode keyed by a header standing
+                                                      in for an authenticated principal; with
+                                                      --relay, state and list changes shared
+                                                      through the Redis server at URL
 """
 
 from __future__ import annotations
@@ -37,14 +37,19 @@ from statekit.gate import (
 
 
 def build(
-    redis_url: str | None, sqlite_path: str | None, principal_header: str | None, relay_url: str | None
+    redis_url: str | None,
+    sqlite_path: str | None,
+    principal_header: str | None,
+    relay_url: str | None,
 ) -> Server[Any]:
     server: Server[Any] = Server("gate-test-server")
     if redis_url is not None:
         import redis.asyncio
 
         counter = redis.asyncio.Redis.from_url(redis_url)
-        store: StateStore = SQLiteStore(sqlite_path) if sqlite_path else RedisStore.from_url(redis_url)
+        store: StateStore = (
+            SQLiteStore(sqlite_path) if sqlite_path else RedisStore.from_url(redis_url)
+        )
         gate = Gate(INVOICE, store=store, mode="handle", state_handle_key="invoice_id")
 
         @gate.tool(description="Start an invoice.", creates_handle=True)

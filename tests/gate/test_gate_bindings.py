@@ -89,7 +89,9 @@ def wrapped_lowlevel_server() -> tuple[Server[Any], list[str]]:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         ran.append(params.name)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=f"{params.name} ok")])
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=f"{params.name} ok")]
+        )
 
     return Server("wrapped", on_list_tools=list_tools, on_call_tool=call_tool), ran
 
@@ -104,7 +106,10 @@ async def test_gate_wraps_existing_lowlevel_handlers() -> None:
     gate.install(server)
     async with Client(server, mode="legacy") as client:
         listed = (await client.list_tools()).tools
-        assert [(t.name, t.description) for t in listed] == [("submit", "Submit it."), ("help", "help.")]
+        assert [(t.name, t.description) for t in listed] == [
+            ("submit", "Submit it."),
+            ("help", "help."),
+        ]
         refused = await client.call_tool("discharge", {})
         assert refused.is_error and refused.structured_content is not None
         assert refused.structured_content["allowedTools"] == ["submit", "help"]
@@ -161,9 +166,10 @@ async def test_mcpserver_keeps_its_own_listen_events() -> None:
     gate = Gate(INVOICE)
     gate.bind("submit", "draft", "SUBMIT")
     gate.install(mcp)
-    async with Client(mcp, mode="2026-07-28") as client, client.listen(
-        tools_list_changed=True, resources_list_changed=True
-    ) as events:
+    async with (
+        Client(mcp, mode="2026-07-28") as client,
+        client.listen(tools_list_changed=True, resources_list_changed=True) as events,
+    ):
         iterator = aiter(events)
         assert not (await client.call_tool("submit", {})).is_error
         seen = set()

@@ -58,7 +58,9 @@ def invoice_server(
             raise RuntimeError("database is down")
         return "submitted"
 
-    @gate.tool(description="Approve the invoice under review.", bind="invoice.review", on_success="APPROVE")
+    @gate.tool(
+        description="Approve the invoice under review.", bind="invoice.review", on_success="APPROVE"
+    )
     async def approve_invoice(arguments: dict[str, Any], call: GateCall) -> str:
         counted("approve_invoice")
         await asyncio.sleep(0.01)
@@ -172,7 +174,9 @@ async def test_unbound_tools_see_and_report_the_state() -> None:
         result = await client.call_tool("get_invoice", {})
         assert result.structured_content is not None
         assert result.structured_content["state"] == "review"
-        assert "Tools available now: approve_invoice, reject_invoice, get_invoice." in text_of(result)
+        assert "Tools available now: approve_invoice, reject_invoice, get_invoice." in text_of(
+            result
+        )
     handle_server, _, _ = invoice_server(mode="handle")
     async with Client(handle_server, mode=MODERN) as client:
         created = (await client.call_tool("create_invoice", {})).structured_content
@@ -214,7 +218,10 @@ async def test_modern_list_is_private_and_uncacheable() -> None:
 
 async def test_modern_listen_stream_gets_list_changed() -> None:
     server, _, _ = invoice_server()
-    async with Client(server, mode=MODERN) as client, client.listen(tools_list_changed=True) as events:
+    async with (
+        Client(server, mode=MODERN) as client,
+        client.listen(tools_list_changed=True) as events,
+    ):
         await client.call_tool("submit_invoice", {})
         async with asyncio.timeout(10):
             event = await anext(aiter(events))
@@ -227,13 +234,19 @@ async def test_handle_mode_lists_everything_and_keys_state_by_handle() -> None:
     async with Client(server, mode=MODERN) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert list(tools) == [
-            "create_invoice", "submit_invoice", "approve_invoice", "reject_invoice",
-            "discharge_invoice", "get_invoice",
+            "create_invoice",
+            "submit_invoice",
+            "approve_invoice",
+            "reject_invoice",
+            "discharge_invoice",
+            "get_invoice",
         ]
         assert "invoice_id" in tools["approve_invoice"].input_schema["required"]
         assert "invoice_id" not in tools["create_invoice"].input_schema.get("properties", {})
         assert "invoice_id" not in tools["get_invoice"].input_schema.get("properties", {})
-        assert "Allowed only while the workflow is in: review." in (tools["approve_invoice"].description or "")
+        assert "Allowed only while the workflow is in: review." in (
+            tools["approve_invoice"].description or ""
+        )
 
         first = (await client.call_tool("create_invoice", {})).structured_content
         second = (await client.call_tool("create_invoice", {})).structured_content
@@ -280,7 +293,8 @@ async def test_concurrent_calls_on_one_handle_have_one_winner() -> None:
     assert len(winners) == 1
     assert calls["approve_invoice"] == 1
     assert all(
-        r.structured_content is not None and r.structured_content["code"] in ("FORBIDDEN", "CONFLICT")
+        r.structured_content is not None
+        and r.structured_content["code"] in ("FORBIDDEN", "CONFLICT")
         for r in results
         if r.is_error
     )
@@ -300,7 +314,9 @@ async def test_restored_snapshot_survives_a_new_gate() -> None:
         refused = await client.call_tool("submit_invoice", {"invoice_id": created["invoice_id"]})
         assert refused.structured_content is not None
         assert refused.structured_content["state"] == "review"
-        assert not (await client.call_tool("approve_invoice", {"invoice_id": created["invoice_id"]})).is_error
+        assert not (
+            await client.call_tool("approve_invoice", {"invoice_id": created["invoice_id"]})
+        ).is_error
 
 
 def shipment_server() -> tuple[Server[Any], Gate]:
@@ -369,7 +385,9 @@ async def test_an_active_lease_blocks_and_an_expired_one_is_taken_over(tmp_path:
         snapshot = await gate.snapshot_of(handle=handle)
         # Another process reserved SUBMIT and is still running its handler.
         held = Lease("other", "submit_invoice", "SUBMIT", expires_at=4102444800.0)
-        version = await store.save(f"handle:{handle}", encode_record(snapshot, held, 0)[0], loaded[1])
+        version = await store.save(
+            f"handle:{handle}", encode_record(snapshot, held, 0)[0], loaded[1]
+        )
         blocked = await client.call_tool("submit_invoice", {"invoice_id": handle})
         assert blocked.structured_content is not None
         assert blocked.structured_content["code"] == "CONFLICT"
@@ -409,7 +427,11 @@ async def test_a_raising_guard_leaves_the_workflow_where_it_was() -> None:
         raise ValueError("guard exploded")
 
     machine = statekit.setup(guards={"broken": broken}).create_machine(
-        {"id": "g", "initial": "a", "states": {"a": {"on": {"GO": {"target": "b", "guard": "broken"}}}, "b": {}}}
+        {
+            "id": "g",
+            "initial": "a",
+            "states": {"a": {"on": {"GO": {"target": "b", "guard": "broken"}}}, "b": {}},
+        }
     )
     server: Server[Any] = Server("guarded")
     gate = Gate(machine)
@@ -428,13 +450,18 @@ async def test_a_raising_guard_leaves_the_workflow_where_it_was() -> None:
 
 async def test_assign_actions_update_the_stored_context() -> None:
     machine = statekit.setup(
-        actions={"count": statekit.assign(lambda args, params: {"lines": args.context["lines"] + 1})}
+        actions={
+            "count": statekit.assign(lambda args, params: {"lines": args.context["lines"] + 1})
+        }
     ).create_machine(
         {
             "id": "counter",
             "initial": "open",
             "context": {"lines": 0},
-            "states": {"open": {"on": {"ADD": {"actions": ["count"]}, "CLOSE": "closed"}}, "closed": {}},
+            "states": {
+                "open": {"on": {"ADD": {"actions": ["count"]}, "CLOSE": "closed"}},
+                "closed": {},
+            },
         }
     )
     server: Server[Any] = Server("counter")

@@ -16,7 +16,9 @@ MODERN = "2026-07-28"
 
 
 def as_principal(url: str, user: str) -> Client:
-    transport = streamable_http_client(url, http_client=create_mcp_http_client(headers={"x-user": user}))
+    transport = streamable_http_client(
+        url, http_client=create_mcp_http_client(headers={"x-user": user})
+    )
     return Client(transport, mode=MODERN)
 
 
@@ -85,9 +87,9 @@ async def test_list_changes_reach_listen_streams_on_another_replica(redis_url: s
                 assert not (await carol_on_b.call_tool("submit_invoice", {})).is_error
                 while not carol_seen:
                     await asyncio.sleep(0.01)
-                assert [t.name for t in (await carol_on_a.list_tools(cache_mode="refresh")).tools] == [
-                    "approve_invoice"
-                ]
+                assert [
+                    t.name for t in (await carol_on_a.list_tools(cache_mode="refresh")).tools
+                ] == ["approve_invoice"]
                 assert not (await dave_on_b.call_tool("submit_invoice", {})).is_error
                 while not dave_seen:
                     await asyncio.sleep(0.01)

@@ -21,7 +21,9 @@ async def test_fifty_calls_from_two_processes_have_one_winner(
     import redis.asyncio  # after the fixture, which skips or fails cleanly without it
 
     # State in Redis, or in one SQLite file both processes open; the side-effect counter is in Redis.
-    args = ["--redis", redis_url] + (["--sqlite", str(tmp_path / "gate.db")] if store == "sqlite" else [])
+    args = ["--redis", redis_url] + (
+        ["--sqlite", str(tmp_path / "gate.db")] if store == "sqlite" else []
+    )
     with http_server(SERVER, *args) as url_a, http_server(SERVER, *args) as url_b:
         async with Client(url_a, mode=MODERN) as client_a, Client(url_b, mode=MODERN) as client_b:
             created = (await client_a.call_tool("create_invoice", {})).structured_content

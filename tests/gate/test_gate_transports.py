@@ -114,14 +114,25 @@ async def test_http_handle_mode_isolates_handles(mode: str) -> None:
         async with Client(url, mode=mode) as client, Client(url, mode=mode) as other:
             listed = await names(client)
             assert listed == [
-                "create_invoice", "add_line_item", "submit_invoice", "approve_invoice",
-                "reject_invoice", "discharge_invoice", "get_invoice",
+                "create_invoice",
+                "add_line_item",
+                "submit_invoice",
+                "approve_invoice",
+                "reject_invoice",
+                "discharge_invoice",
+                "get_invoice",
             ]
-            mine = (await client.call_tool("create_invoice", {"customer": "ACME"})).structured_content
-            theirs = (await other.call_tool("create_invoice", {"customer": "Initech"})).structured_content
+            mine = (
+                await client.call_tool("create_invoice", {"customer": "ACME"})
+            ).structured_content
+            theirs = (
+                await other.call_tool("create_invoice", {"customer": "Initech"})
+            ).structured_content
             assert mine is not None and theirs is not None
             one, two = mine["invoice_id"], theirs["invoice_id"]
-            await client.call_tool("add_line_item", {"invoice_id": one, "description": "a", "amount": 10})
+            await client.call_tool(
+                "add_line_item", {"invoice_id": one, "description": "a", "amount": 10}
+            )
             submitted = await client.call_tool("submit_invoice", {"invoice_id": one})
             assert not submitted.is_error
             # The list is the same for every connection (2026-07-28), whatever the handles do.
@@ -138,5 +149,7 @@ async def test_http_handle_mode_isolates_handles(mode: str) -> None:
             assert not approved.is_error
             assert approved.meta is not None
             assert approved.meta["statekit/gate"]["allowedTools"] == [
-                "create_invoice", "discharge_invoice", "get_invoice",
+                "create_invoice",
+                "discharge_invoice",
+                "get_invoice",
             ]

@@ -122,7 +122,9 @@ def _value_key(value: Any) -> Any:
     return value
 
 
-def _default_event_data(arguments: dict[str, Any], result: types.CallToolResult) -> Mapping[str, Any]:
+def _default_event_data(
+    arguments: dict[str, Any], result: types.CallToolResult
+) -> Mapping[str, Any]:
     return {"arguments": arguments}
 
 
@@ -153,13 +155,17 @@ class Gate:
         if mode not in ("session", "handle"):
             raise GateConfigError(f"mode must be 'session' or 'handle', not {mode!r}")
         if mode == "handle" and not state_handle_key:
-            raise GateConfigError("mode='handle' needs state_handle_key (the handle argument's name)")
+            raise GateConfigError(
+                "mode='handle' needs state_handle_key (the handle argument's name)"
+            )
         if mode == "session" and state_handle_key:
             raise GateConfigError("state_handle_key is only used with mode='handle'")
         if lease_seconds <= 0:
             raise GateConfigError("lease_seconds must be positive")
         self.machine: statekit.Machine = (
-            workflow if isinstance(workflow, statekit.Machine) else statekit.create_machine(dict(workflow))
+            workflow
+            if isinstance(workflow, statekit.Machine)
+            else statekit.create_machine(dict(workflow))
         )
         self.mode: GateMode = mode
         self.state_handle_key = state_handle_key
@@ -179,7 +185,9 @@ class Gate:
         )
         self._locks = KeyedLocks()
         self._decoder = RecordDecoder(self.machine)
-        self._listen = KeyedListenHandler(self._keys.resolve_without_handle, relay=list_changed_relay)
+        self._listen = KeyedListenHandler(
+            self._keys.resolve_without_handle, relay=list_changed_relay
+        )
         self._bindings: dict[str, Binding] = {}
         self._compact: dict[str, str] = {}
         self._event_data: dict[str, EventData] = {}
@@ -311,8 +319,15 @@ class Gate:
         lowlevel.add_request_handler("tools/list", types.PaginatedRequestParams, self.list_tools)
         lowlevel.add_request_handler("tools/call", types.CallToolRequestParams, self.call_tool)
         if self.mode == "session":
-            upstream = subscriptions if subscriptions is not None else getattr(server, "_subscriptions", None)
-            if upstream is None and lowlevel.get_request_handler("subscriptions/listen") is not None:
+            upstream = (
+                subscriptions
+                if subscriptions is not None
+                else getattr(server, "_subscriptions", None)
+            )
+            if (
+                upstream is None
+                and lowlevel.get_request_handler("subscriptions/listen") is not None
+            ):
                 logger.warning(
                     "statekit.gate: replacing the server's subscriptions/listen handler; pass "
                     "install(server, subscriptions=<its bus>) to keep relaying its other events"
@@ -371,7 +386,8 @@ class Gate:
             visible = frozenset(
                 binding.tool
                 for binding in self._bindings.values()
-                if binding.is_state_bound and any(snapshot.matches(path) for path in binding.state_paths)
+                if binding.is_state_bound
+                and any(snapshot.matches(path) for path in binding.state_paths)
             )
             if len(self._visible_by_value) >= _VISIBILITY_CACHE_SIZE:
                 self._visible_by_value.clear()
@@ -463,7 +479,9 @@ class Gate:
         text, version = loaded
         return self._decoder.decode(text), version
 
-    async def snapshot_of(self, *, handle: str | None = None, key: WorkflowKey | None = None) -> Any:
+    async def snapshot_of(
+        self, *, handle: str | None = None, key: WorkflowKey | None = None
+    ) -> Any:
         """The stored snapshot of a handle (or any workflow key), or None."""
         if (handle is None) == (key is None):
             raise ValueError("pass exactly one of handle= or key=")
@@ -472,7 +490,9 @@ class Gate:
 
     # ------------------------------------------------------------------ tools/list
 
-    async def list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         """The `tools/list` handler."""
         tools, next_cursor = await self._catalog(ctx, params)
         if self.mode == "handle":
@@ -605,7 +625,10 @@ class Gate:
             # An error, or a non-final result such as InputRequiredResult: nothing fires.
             await self._release(key, record, reserved_version)
             return result
-        event = {**self._event_data.get(name, _default_event_data)(arguments, result), "type": binding.event}
+        event = {
+            **self._event_data.get(name, _default_event_data)(arguments, result),
+            "type": binding.event,
+        }
         try:
             next_snapshot, _actions = statekit.transition(self.machine, snapshot, event)
         except statekit.EngineError as error:
@@ -665,16 +688,24 @@ class Gate:
             # held until the commit: the lock is the reservation, and a write would add nothing.
             return version
         lease = Lease(secrets.token_hex(8), tool, event, time.time() + self.lease_seconds)
-        return await self._save(key, record.snapshot, lease, version, record.step, record.snapshot_json)
+        return await self._save(
+            key, record.snapshot, lease, version, record.step, record.snapshot_json
+        )
 
-    async def _release(self, key: WorkflowKey, record: Record, reserved_version: int | None) -> None:
+    async def _release(
+        self, key: WorkflowKey, record: Record, reserved_version: int | None
+    ) -> None:
         """Drop this call's lease, leaving the snapshot as it was."""
         if self._process_local_store:
             return
         try:
-            await self._save(key, record.snapshot, None, reserved_version, record.step, record.snapshot_json)
+            await self._save(
+                key, record.snapshot, None, reserved_version, record.step, record.snapshot_json
+            )
         except StoreConflict:
-            logger.warning("statekit.gate: lease on %s expired before it was released", key.store_key)
+            logger.warning(
+                "statekit.gate: lease on %s expired before it was released", key.store_key
+            )
 
     async def _create_workflow(
         self,
@@ -688,7 +719,13 @@ class Gate:
         arguments = dict(params.arguments or {})
         key = WorkflowKey("handle", handle)
         call = GateCall(
-            params.name, arguments, key.store_key, self._initial_snapshot, handle, ctx, f"{key.store_key}#0"
+            params.name,
+            arguments,
+            key.store_key,
+            self._initial_snapshot,
+            handle,
+            ctx,
+            f"{key.store_key}#0",
         )
         result = await self._run_gate_tool(gate_tool, call)
         if result.is_error:
@@ -699,11 +736,17 @@ class Gate:
             event = {**event_data(arguments, result), "type": binding.event}
             snapshot, _actions = statekit.transition(self.machine, snapshot, event)
         # A fresh random handle: nobody else can be writing it, so "absent" is the expected version.
-        await self._save(key, snapshot, None, None, 1 if binding is not None and binding.event else 0)
+        await self._save(
+            key, snapshot, None, None, 1 if binding is not None and binding.event else 0
+        )
         return await self._noted(ctx, result, snapshot, handle)
 
     async def _run(
-        self, ctx: Any, params: types.CallToolRequestParams, gate_tool: _GateTool | None, call: GateCall
+        self,
+        ctx: Any,
+        params: types.CallToolRequestParams,
+        gate_tool: _GateTool | None,
+        call: GateCall,
     ) -> Any:
         if gate_tool is not None:
             return await self._run_gate_tool(gate_tool, call)
@@ -732,7 +775,9 @@ class Gate:
         return with_state_note(
             result,
             state=snapshot.value,
-            allowed_tools=allowed if allowed is not None else await self._allowed_now(ctx, snapshot),
+            allowed_tools=allowed
+            if allowed is not None
+            else await self._allowed_now(ctx, snapshot),
             handle_argument=self.state_handle_key,
             handle=handle,
         )
@@ -754,4 +799,3 @@ class Gate:
     def bindings(self) -> Sequence[Binding]:
         """Every binding, in registration order."""
         return list(self._bindings.values())
-

@@ -94,14 +94,20 @@ class KeyedListenHandler:
             return
         if self._relay_task is None or self._relay_task.done():
             ready = self._relay_ready = asyncio.Event()
-            self._relay_task = asyncio.create_task(self._relay.run(self._deliver_relayed, ready.set))
+            self._relay_task = asyncio.create_task(
+                self._relay.run(self._deliver_relayed, ready.set)
+            )
         assert self._relay_ready is not None
         waiter = asyncio.create_task(self._relay_ready.wait())
-        done, _ = await asyncio.wait({waiter, self._relay_task}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            {waiter, self._relay_task}, return_when=asyncio.FIRST_COMPLETED
+        )
         if waiter not in done:
             waiter.cancel()
             # The relay died before subscribing: serve the stream locally rather than fail it.
-            logger.error("statekit.gate: the list-changed relay stopped: %r", self._relay_task.exception())
+            logger.error(
+                "statekit.gate: the list-changed relay stopped: %r", self._relay_task.exception()
+            )
 
     def _stop_relay_if_idle(self) -> None:
         if not self._by_key and self._relay_task is not None:
@@ -122,8 +128,12 @@ class KeyedListenHandler:
         entry = self._by_key.get(key)
         if entry is None:
             bus = _RelayBus()
-            unrelay = self.upstream.subscribe(bus.deliver) if self.upstream is not None else _nothing
-            entry = _KeyStreams(bus, ListenHandler(bus, max_subscriptions=self._max_subscriptions), unrelay)
+            unrelay = (
+                self.upstream.subscribe(bus.deliver) if self.upstream is not None else _nothing
+            )
+            entry = _KeyStreams(
+                bus, ListenHandler(bus, max_subscriptions=self._max_subscriptions), unrelay
+            )
             self._by_key[key] = entry
         entry.streams += 1
         try:

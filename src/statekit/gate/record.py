@@ -28,7 +28,12 @@ class Lease:
     expires_at: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.lease_id, "tool": self.tool, "event": self.event, "expiresAt": self.expires_at}
+        return {
+            "id": self.lease_id,
+            "tool": self.tool,
+            "event": self.event,
+            "expiresAt": self.expires_at,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Lease:
@@ -76,10 +81,20 @@ def encode_record(
     """
     snapshot_text = snapshot_json if snapshot_json is not None else snapshot_json_of(snapshot)
     updated_at = utc_now_iso()
-    lease_text = "" if lease is None else '"lease":' + json.dumps(lease.to_json(), separators=(",", ":")) + ","
-    text = f'{{{lease_text}"snapshot":{snapshot_text},"step":{int(step)},"updatedAt":"{updated_at}"}}'
+    lease_text = (
+        ""
+        if lease is None
+        else '"lease":' + json.dumps(lease.to_json(), separators=(",", ":")) + ","
+    )
+    text = (
+        f'{{{lease_text}"snapshot":{snapshot_text},"step":{int(step)},"updatedAt":"{updated_at}"}}'
+    )
     record = Record(
-        snapshot=snapshot, updated_at=updated_at, lease=lease, snapshot_json=snapshot_text, step=step
+        snapshot=snapshot,
+        updated_at=updated_at,
+        lease=lease,
+        snapshot_json=snapshot_text,
+        step=step,
     )
     return text, record
 

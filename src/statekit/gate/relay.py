@@ -50,7 +50,9 @@ class RedisListChangedRelay:
 
     async def publish(self, store_key: str) -> None:
         """Publish `store_key` on the channel."""
-        await self._client.publish(self._channel, json.dumps({"origin": self._origin, "key": store_key}))
+        await self._client.publish(
+            self._channel, json.dumps({"origin": self._origin, "key": store_key})
+        )
 
     async def run(self, deliver: Callable[[str], None], ready: Callable[[], None]) -> None:
         """Subscribe, signal `ready`, then deliver other processes' keys until cancelled."""

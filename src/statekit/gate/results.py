@@ -78,7 +78,9 @@ def with_state_note(
             f"Workflow {handle_argument}={json.dumps(handle)} is in state {state_label(state)}; "
             f"pass {handle_argument} to its tools."
         )
-    note = TextContent(type="text", text=f"{where} Tools available now: {_tool_list(allowed_tools)}.")
+    note = TextContent(
+        type="text", text=f"{where} Tools available now: {_tool_list(allowed_tools)}."
+    )
     gate_meta: dict[str, Any] = {"state": state, "allowedTools": list(allowed_tools)}
     if handle is not None:
         gate_meta["handle"] = handle

@@ -19,7 +19,9 @@ from typing import Protocol, runtime_checkable
 class StoreConflict(Exception):
     """`save` was called with a version that is no longer the stored one."""
 
-    def __init__(self, handle: str, expected_version: int | None, actual_version: int | None) -> None:
+    def __init__(
+        self, handle: str, expected_version: int | None, actual_version: int | None
+    ) -> None:
         super().__init__(
             f"state of {handle!r} moved: expected version {expected_version}, found {actual_version}"
         )
