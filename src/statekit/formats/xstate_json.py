@@ -38,14 +38,15 @@ def read(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
 def write(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning]]:
     """The XState config of the model; callables become `null` with a warning."""
     warnings: list[FormatWarning] = []
-    return _plain(machine_to_config(model), "", warnings), warnings
+    return to_plain_data(machine_to_config(model), "", warnings), warnings
 
 
-def _plain(value: Any, path: str, warnings: list[FormatWarning]) -> Any:
+def to_plain_data(value: Any, path: str, warnings: list[FormatWarning]) -> Any:
+    """`value` as JSON data; Python callables become null with a `not_serializable` warning."""
     if isinstance(value, Mapping):
-        return {str(k): _plain(v, f"{path}.{k}" if path else str(k), warnings) for k, v in value.items()}
+        return {str(k): to_plain_data(v, f"{path}.{k}" if path else str(k), warnings) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(item, f"{path}[{i}]", warnings) for i, item in enumerate(value)]
+        return [to_plain_data(item, f"{path}[{i}]", warnings) for i, item in enumerate(value)]
     if value is None or isinstance(value, str | int | float | bool):
         return value
     name = getattr(value, "__qualname__", type(value).__name__)

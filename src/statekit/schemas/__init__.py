@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with statekit (read with `importlib.resources`)."""
