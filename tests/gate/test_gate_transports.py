@@ -153,3 +153,21 @@ async def test_http_handle_mode_isolates_handles(mode: str) -> None:
                 "discharge_invoice",
                 "get_invoice",
             ]
+
+
+def test_agent_view_generator_runs() -> None:
+    """`--agent-view` (which produced the walkthrough in docs/gate.md) still runs end to end."""
+    import subprocess
+
+    output = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--agent-view"],
+        cwd=REPO,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert 'FORBIDDEN: Tool "discharge_invoice"' in output
+    assert output.count("the server sent `notifications/tools/list_changed`") == 3
+    assert "Paid 1200 EUR." in output
