@@ -7,6 +7,7 @@ TOOL_MODULES = (
     "path_tools",
     "hosted_tools",
     "verify_tools",
+    "workspace_tools",
     "visualize_tools",
 )
 

@@ -7,6 +7,7 @@ with a clear message. Later format readers (SCXML, Mermaid, ...) join `load_mach
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +17,23 @@ from statekit.errors import MachineDefinitionError, ToolError
 from statekit.model import MachineModel, parse_machine
 
 MAX_NESTING = 200
+
+
+class MachineYamlLoader(yaml.SafeLoader):
+    """The safe loader with YAML 1.2 booleans: only true/false.
+
+    YAML 1.1 reads `on`, `off`, `yes` and `no` as booleans, which would turn every XState
+    `on:` key and every state called `off` into `True` / `False`.
+    """
+
+
+MachineYamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+MachineYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
 
 
 def _check_nesting(value: Any, limit: int = MAX_NESTING) -> None:
@@ -43,10 +61,10 @@ def load_text(text: str) -> Any:
     except RecursionError:
         raise ToolError("invalid_input", f"the machine nests deeper than {MAX_NESTING} levels") from None
     try:
-        for event in yaml.parse(stripped, Loader=yaml.SafeLoader):
+        for event in yaml.parse(stripped, Loader=MachineYamlLoader):
             if isinstance(event, yaml.AliasEvent):
                 raise ToolError("invalid_input", "YAML aliases (*name) are not accepted in machine documents")
-        return _string_keys(yaml.safe_load(stripped))
+        return _string_keys(yaml.load(stripped, Loader=MachineYamlLoader))  # a SafeLoader subclass
     except yaml.YAMLError as error:
         if stripped[0] in "{[":
             raise ToolError("invalid_input", f"invalid JSON at line {json_error.lineno}, column {json_error.colno}: "

@@ -1,0 +1,58 @@
+"""`list_machines` and `get_machine`: machines in the local workspace (no network, no account)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from statekit.errors import ToolError
+from statekit.model import machine_to_config
+from statekit.tools.registry import ToolContext, ToolSpec, register
+from statekit.workspace.scan import Workspace
+
+_SUMMARY = {"type": "object", "properties": {
+    "machineId": {"type": "string"}, "name": {"type": "string"}, "file": {"type": "string"},
+    "format": {"type": "string"}, "line": {"type": "integer"}}, "required": ["machineId", "name", "file", "format"]}
+
+
+def _list(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    workspace = Workspace(context.workspace_root)
+    directory = arguments.get("directory")
+    machines = [machine.summary() for machine, _model in workspace.machines()]
+    if directory is not None:
+        if not isinstance(directory, str):
+            raise ToolError("invalid_input", "`directory` must be a path relative to the workspace root")
+        prefix = workspace.resolve_inside(directory).relative_to(workspace.root).as_posix().rstrip("/") + "/"
+        machines = [m for m in machines if prefix == "./" or m["file"].startswith(prefix)]
+    return {"root": str(workspace.root), "machines": machines}
+
+
+def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    machine_id = arguments.get("machineId")
+    if not isinstance(machine_id, str) or not machine_id:
+        raise ToolError("invalid_input", "`machineId` is required (as list_machines gives it)")
+    machine, model = Workspace(context.workspace_root).get(machine_id)
+    return {"machine": {**machine.summary(), "config": machine_to_config(model)}}
+
+
+register(ToolSpec(
+    "list_machines", "List machines in the workspace",
+    "Finds state machines in the local workspace: XState configs in .json/.yaml, SCXML, Mermaid (.mmd), D2 and "
+    "XState source (.ts/.tsx/.js/.mjs), skipping node_modules, .git and git-ignored files. Runs entirely locally.",
+    {"type": "object", "properties": {"directory": {"type": "string", "description": "Only below this folder."}},
+     "additionalProperties": False},
+    {"type": "object", "properties": {"root": {"type": "string"}, "machines": {"type": "array", "items": _SUMMARY}},
+     "required": ["root", "machines"]},
+    _list, takes_context=True,
+    summarize=lambda r: "\n".join(f"{m['machineId']} ({m['format']}): {m['name']}" for m in r["machines"])
+    or "No machines found.",
+))
+register(ToolSpec(
+    "get_machine", "Get a workspace machine",
+    "Reads one machine of the local workspace by the machineId list_machines gives, as an XState config.",
+    {"type": "object", "properties": {"machineId": {"type": "string"}}, "required": ["machineId"],
+     "additionalProperties": False},
+    {"type": "object", "properties": {"machine": {"type": "object", "properties": {
+        **_SUMMARY["properties"], "config": {"type": "object"}}, "required": ["machineId", "config"]}},  # type: ignore[dict-item]
+     "required": ["machine"]},
+    _get, takes_context=True,
+))
