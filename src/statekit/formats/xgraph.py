@@ -447,8 +447,11 @@ class _StructuralReader:
             data = _data(edge)
             edge_where = f"edges.{edge.get('id', '?')}"
             target_id = edge["targetId"]
+            source_id = model_ids[node["id"]]
             if self.parents[target_id] == self.parents[node["id"]]:
                 target = self.keys[target_id]
+            elif model_ids[target_id].startswith(source_id + "."):
+                target = model_ids[target_id][len(source_id):]  # `.child.path`, relative to the source
             else:
                 target = "#" + model_ids[target_id]
             item: dict[str, Any] = {"target": target}
