@@ -5,7 +5,7 @@ The traversal follows `getAdjacencyMap`, `getShortestPaths` and `getSimplePaths`
 lengths, the simple path sets and even the order of the paths are XState's:
 
 - A state is a snapshot, identified by `serializeSnapshot` = `{value, context}` (context
-  only when non-empty).
+  only when non-empty; see `StateKeys`).
 - The events tried in a state are `getAllOwnEventDescriptors(snapshot)` sent as bare
   `{type}` (wildcard descriptors and `xstate.after.*` types included), unless `events` is
   given: then exactly those events are tried in every state, as XState does when the
@@ -59,7 +59,7 @@ GRAPH_REFERENCE = "@xstate/graph@3.0.4"
 INIT_EVENT: dict[str, Any] = {"type": "xstate.init"}
 
 Event = Mapping[str, Any]
-StateKey = tuple[str, str | None]
+StateKey = tuple[frozenset[Node], str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,22 +136,27 @@ def given_events(events: Sequence[Event]) -> Callable[[Snapshot], list[tuple[str
 
 
 class StateKeys:
-    """`serializeSnapshot` as a hashable key: the state value and the non-empty context, as JSON."""
+    """`serializeSnapshot` as a hashable key: the active state nodes and the non-empty context.
+
+    XState compares `JSON.stringify({value, context})`. The state value is a function of the
+    set of active nodes and determines it (the nodes are the value's nodes and their
+    ancestors), so the node set stands in for the value without computing it for every
+    snapshot; the context is compared as JSON, like XState does.
+    """
 
     def __init__(self) -> None:
         self._contexts: dict[int, tuple[Any, str]] = {}
 
     def __call__(self, snapshot: Snapshot) -> StateKey:
-        value = json.dumps(snapshot.value, ensure_ascii=False, separators=(",", ":"))
         context = snapshot.context
         if not context:
-            return value, None
+            return snapshot.node_set, None
         # Steps that assign nothing share the context object; keep it so its id stays unique.
         cached = self._contexts.get(id(context))
         if cached is None or cached[0] is not context:
             cached = (context, json.dumps(context, ensure_ascii=False, separators=(",", ":"), default=str))
             self._contexts[id(context)] = cached
-        return value, cached[1]
+        return snapshot.node_set, cached[1]
 
 
 def explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot], list[tuple[str, Event]]],

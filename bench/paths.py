@@ -1,0 +1,205 @@
+"""Graph paths: statekit's `generate_graph_paths` against `@xstate/graph` 3.0.4, side by side.
+
+    python bench/paths.py                       # every machine, 3 rounds (a few minutes on 2 cores)
+    python bench/paths.py --rounds 1 --machines chain-1000
+
+For each (machine, algorithm) the two contenders alternate within each round, so load from
+elsewhere does not land on one side only:
+
+- statekit: `statekit.tools.call("generate_graph_paths", ...)` in this process: parsing the
+  config, building the machine, the traversal, the paths, the coverage and the JSON result.
+- XState: `getShortestPaths` / `getSimplePaths` of @xstate/graph 3.0.4 in node
+  (tests/oracle/graph/paths.mjs --bench), creating the machine each run too; XState's
+  production build (node's default conditions), its fastest.
+
+Each side runs `--repeats` times per round in one process (node warms its JIT on the first
+runs); the best run over all rounds is reported, and the ratio statekit / XState of the best
+times (below 1: statekit is faster). Both sides must find the same number of states and paths,
+or the row is marked as a failure and the exit status is 1. Markdown goes to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+ORACLE = ROOT / "tests" / "oracle"
+DRIVER = ORACLE / "graph" / "paths.mjs"
+NODE_TIMEOUT_SECONDS = 600
+
+Config = dict[str, Any]
+
+
+def chain(count: int) -> Config:
+    """s0 -> ... -> s{count-1} on NEXT, back on PREV."""
+    states: dict[str, Any] = {}
+    for index in range(count):
+        on: dict[str, str] = {}
+        if index < count - 1:
+            on["NEXT"] = f"s{index + 1}"
+        if index > 0:
+            on["PREV"] = f"s{index - 1}"
+        states[f"s{index}"] = {"on": on}
+    return {"id": "chain", "initial": "s0", "states": states}
+
+
+def forward_chain(count: int) -> Config:
+    """s0 -> ... -> s{count-1} on NEXT only (one simple path per state)."""
+    states = {f"s{i}": {"on": {"NEXT": f"s{i + 1}"}} if i < count - 1 else {} for i in range(count)}
+    return {"id": "chain", "initial": "s0", "states": states}
+
+
+def grid(width: int, height: int) -> Config:
+    """A grid of flat states moved through with UP / DOWN / LEFT / RIGHT."""
+    states: dict[str, Any] = {}
+    for row in range(height):
+        for column in range(width):
+            on: dict[str, str] = {}
+            if row > 0:
+                on["UP"] = f"r{row - 1}c{column}"
+            if row < height - 1:
+                on["DOWN"] = f"r{row + 1}c{column}"
+            if column > 0:
+                on["LEFT"] = f"r{row}c{column - 1}"
+            if column < width - 1:
+                on["RIGHT"] = f"r{row}c{column + 1}"
+            states[f"r{row}c{column}"] = {"on": on}
+    return {"id": "grid", "initial": "r0c0", "states": states}
+
+
+def binary_tree(depth: int) -> Config:
+    """A flat machine shaped as a binary tree (L / R to the children, ROOT back to the top)."""
+    states: dict[str, Any] = {}
+
+    def add(name: str, level: int) -> None:
+        on: dict[str, str] = {"ROOT": "t"}
+        if level < depth:
+            for event, branch in (("L", "0"), ("R", "1")):
+                on[event] = f"{name}{branch}"
+                add(f"{name}{branch}", level + 1)
+        states[name] = {"on": on}
+
+    add("t", 0)
+    return {"id": "tree", "initial": "t", "states": states}
+
+
+def parallel_toggles(regions: int) -> Config:
+    """`regions` parallel on/off toggles: 2**regions states, one event per region."""
+    return {"id": "toggles", "type": "parallel", "states": {
+        f"r{index}": {"initial": "off", "states": {"off": {"on": {f"T{index}": "on"}}, "on": {"on": {f"T{index}": "off"}}}}
+        for index in range(regions)
+    }}
+
+
+#: name -> (config, algorithm, description)
+MACHINES: dict[str, tuple[Config, str, str]] = {
+    "chain-1000": (chain(1000), "shortest", "1,000 flat states, NEXT / PREV"),
+    "grid-32x32": (grid(32, 32), "shortest", "1,024 flat states, 4 events each"),
+    "tree-1023": (binary_tree(9), "shortest", "1,023 flat states, L / R / ROOT"),
+    "toggles-10": (parallel_toggles(10), "shortest", "10 parallel regions: 1,024 states, 10 events each"),
+    "chain-1000-simple": (forward_chain(1000), "simple", "1,000 flat states, NEXT only"),
+    "tree-1023-simple": (binary_tree(9), "simple", "1,023 flat states, L / R / ROOT"),
+}
+
+
+def ensure_oracle() -> str | None:
+    """Install the pinned @xstate/graph with `npm ci` if needed; return why node cannot run."""
+    if shutil.which("node") is None:
+        return "node is not on PATH"
+    if (ORACLE / "node_modules" / "@xstate" / "graph").is_dir():
+        return None
+    if shutil.which("npm") is None:
+        return "npm is not on PATH (needed once: npm ci in tests/oracle)"
+    print("installing the pinned xstate and @xstate/graph: npm ci in tests/oracle", file=sys.stderr)
+    completed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ORACLE, capture_output=True, text=True)
+    return None if completed.returncode == 0 else f"npm ci failed: {completed.stderr.strip()[-300:]}"
+
+
+def run_statekit(config: Config, algorithm: str, repeats: int) -> tuple[list[float], int, int]:
+    """Seconds per run, states explored, paths found."""
+    from statekit.tools import call
+
+    seconds: list[float] = []
+    result: dict[str, Any] = {}
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = call("generate_graph_paths", {"machine": config, "algorithm": algorithm, "limit": 1_000_000})
+        seconds.append(time.perf_counter() - started)
+    return seconds, result["execution"]["statesExplored"], result["totalCount"]
+
+
+def run_xstate(config: Config, algorithm: str, repeats: int) -> tuple[list[float], int, int]:
+    """Seconds per run, distinct end states, paths found, from @xstate/graph in node."""
+    case = {"name": "bench", "config": config, "algorithm": algorithm, "repeat": repeats}
+    completed = subprocess.run(
+        ["node", str(DRIVER), "--bench"], input=json.dumps(case), capture_output=True, text=True,
+        cwd=ORACLE, timeout=NODE_TIMEOUT_SECONDS, check=True,
+    )
+    report = json.loads(completed.stdout)
+    return report["seconds"], report["states"], report["totalCount"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--machines", default=",".join(MACHINES), help="comma-separated names")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per side per round")
+    parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    args = parser.parse_args(argv)
+    problem = ensure_oracle()
+    if problem:
+        print(f"cannot run @xstate/graph: {problem}", file=sys.stderr)
+        return 1
+    names = [name.strip() for name in args.machines.split(",") if name.strip()]
+    unknown = [name for name in names if name not in MACHINES]
+    if unknown:
+        parser.error(f"unknown machines: {', '.join(unknown)}; known: {', '.join(MACHINES)}")
+    rows: list[dict[str, Any]] = []
+    failed = False
+    load_before = os.getloadavg()[0]
+    for name in names:
+        config, algorithm, description = MACHINES[name]
+        best = {"statekit": float("inf"), "xstate": float("inf")}
+        found: dict[str, tuple[int, int]] = {}
+        for round_index in range(args.rounds):
+            print(f"{name} round {round_index + 1}/{args.rounds}", file=sys.stderr)
+            for side, runner in (("statekit", run_statekit), ("xstate", run_xstate)):
+                seconds, states, paths = runner(config, algorithm, args.repeats)
+                best[side] = min(best[side], *seconds)
+                found[side] = (states, paths)
+        agree = found["statekit"] == found["xstate"]
+        failed = failed or not agree
+        rows.append({"machine": name, "description": description, "algorithm": algorithm,
+                     "states": found["statekit"][0], "paths": found["statekit"][1],
+                     "statekit_s": best["statekit"], "xstate_s": best["xstate"],
+                     "ratio": best["statekit"] / best["xstate"], "agree": agree,
+                     "xstate_found": found["xstate"]})
+    load_after = os.getloadavg()[0]
+    print(f"Python {platform.python_version()}, node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}, "
+          f"{os.cpu_count()} cores, load average {load_before:.1f} before / {load_after:.1f} after; "
+          f"best of {args.rounds} rounds x {args.repeats} runs\n")
+    print("| machine | algorithm | states | paths | statekit (s) | @xstate/graph (s) | statekit / XState |")
+    print("|---|---|---|---|---|---|---|")
+    for row in rows:
+        mark = "" if row["agree"] else f" **disagree: XState found {row['xstate_found']}**"
+        print(f"| {row['machine']} ({row['description']}) | {row['algorithm']} | {row['states']} | {row['paths']} | "
+              f"{row['statekit_s']:.3f} | {row['xstate_s']:.3f} | {row['ratio']:.2f}{mark} |")
+    if load_before > (os.cpu_count() or 1) or load_after > (os.cpu_count() or 1):
+        print("\nThe machine was busy (load average above its core count): absolute times are inflated; "
+              "the sides alternate, so the ratios are the figures to read.")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
