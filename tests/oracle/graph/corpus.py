@@ -319,6 +319,39 @@ MACHINES: dict[str, Config] = {
     "raise_delayed": {"id": "rd", "initial": "a", "states": {
         "a": {"entry": [raise_("LATER", delay=100, id="later")], "on": {"LATER": "b", "CANCEL": "c"}},
         "b": {}, "c": {}}},
+    # -- combinations ------------------------------------------------------------------------
+    "after_named_delay": {"id": "nd2", "initial": "a", "states": {
+        "a": {"after": {"short": "b", "50": "c"}}, "b": {"on": {"BACK": "a"}}, "c": {}}},
+    "invoke_error_and_snapshot": {"id": "ies", "initial": "a", "states": {
+        "a": {"invoke": {"src": "ticker", "id": "tick", "onError": "failed",
+                         "onSnapshot": {"actions": ["seen"]}, "onDone": "b"}},
+        "b": {}, "failed": {"on": {"RETRY": "a"}}}},
+    "parallel_done_to_final": {"id": "pdf", "initial": "work", "states": {
+        "work": {"type": "parallel", "onDone": "finished", "states": {
+            "x": {"initial": "x1", "states": {"x1": {"on": {"X": "x2"}}, "x2": {"type": "final"}}},
+            "y": {"initial": "y1", "states": {"y1": {"on": {"Y": "y2"}}, "y2": {"type": "final"}}}}},
+        "finished": {"type": "final"}}},
+    "parallel_history_always": {"id": "pha", "initial": "run", "states": {
+        "run": {"type": "parallel", "on": {"PAUSE": "paused"}, "states": {
+            "audio": {"initial": "on", "states": {"on": {"on": {"MUTE": "off"}}, "off": {"on": {"MUTE": "on"}}}},
+            "video": {"initial": "sd", "states": {"sd": {"on": {"HD": "hd"}}, "hd": {"always": {"target": "sd", "guard": "lowBandwidth"}}}},
+            "h": {"type": "history", "history": "deep"}}},
+        "paused": {"on": {"RESUME": "run.h"}}}},
+    "enqueue_actions": {"id": "eq", "initial": "a", "context": {"n": 0}, "states": {
+        "a": {"on": {"GO": {"target": "b", "actions": [{"type": "xstate.enqueueActions", "actions": [
+            {"if": "flag", "then": [assign(n=1)], "else": [assign(n=2)]}, raise_("AUTO")]}]}}},
+        "b": {"on": {"AUTO": "c"}}, "c": {"on": {"RESET": {"target": "a", "actions": [assign(n=0)]}}}}},
+    "guards_state_in_value": {"id": "siv", "type": "parallel", "guards": {"never": False}, "states": {
+        "p": {"initial": "p1", "states": {"p1": {"on": {"P": "p2"}}, "p2": {}}},
+        "q": {"initial": "q1", "states": {"q1": {"on": {"Q": [
+            {"target": "q3", "guard": {"type": "xstate.and", "guards": [
+                {"type": "xstate.stateIn", "state": {"p": "p2"}}, {"type": "xstate.not", "guard": "never"}]}},
+            {"target": "q2"}]}}, "q2": {}, "q3": {}}}}},
+    "root_actions_only_in_parallel": {"id": "rap", "type": "parallel", "on": {"LOG": {"actions": ["log"]}}, "states": {
+        "a": {"initial": "a1", "states": {"a1": {"on": {"N": "a2"}}, "a2": {}}}}},
+    "deep_ids_and_escapes": {"id": "esc", "initial": "a", "states": {
+        "a": {"id": "start", "on": {"GO": "#end"}},
+        "b": {"initial": "c", "states": {"c": {"id": "end", "on": {"HOME": "#start"}}}}}},
     # -- options -----------------------------------------------------------------------------
     "events_given": {"id": "eg", "initial": "a", "events": ["GO", {"type": "SET", "value": 1}, "UNKNOWN"], "states": {
         "a": {"on": {"GO": "b", "SET": "c", "IGNORED": "d"}}, "b": {"on": {"GO": "a"}}, "c": {}, "d": {}}},
