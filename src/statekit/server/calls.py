@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
 import mcp_types as types
+from pydantic import TypeAdapter
 
 from statekit.errors import ToolError
 from statekit.server.observer import ToolCallObserver, build_event, deliver, trace_context
@@ -24,6 +25,9 @@ from statekit.tools import registry
 from statekit.tools.registry import JSONObject, ToolSpec
 
 logger = logging.getLogger(__name__)
+
+#: Checks one content block a tool returned under its `content_key` (image, audio, text, ...).
+CONTENT_BLOCK: TypeAdapter[types.ContentBlock] = TypeAdapter(types.ContentBlock)
 
 
 @dataclass
@@ -48,8 +52,8 @@ class ToolCaller:
         started = time.perf_counter()
         error_code: str | None = None
         try:
-            structured, text = await anyio.to_thread.run_sync(self._run, spec, arguments)
-            result = success_result(structured, text)
+            structured, text, blocks = await anyio.to_thread.run_sync(self._run, spec, arguments)
+            result = success_result(structured, text, blocks)
         except ToolError as exc:
             if exc.code == "internal_error" and exc.__cause__ is not None:
                 # A tool bug: keep the traceback in the server log, send only the code and message.
@@ -69,7 +73,9 @@ class ToolCaller:
             deliver(self.observer, event)
         return result
 
-    def _run(self, spec: ToolSpec, arguments: Mapping[str, Any] | None) -> tuple[JSONObject, str]:
+    def _run(
+        self, spec: ToolSpec, arguments: Mapping[str, Any] | None
+    ) -> tuple[JSONObject, str, list[types.ContentBlock]]:
         if arguments is None:
             arguments = {}
         try:
@@ -84,6 +90,7 @@ class ToolCaller:
                 {"path": violation.pointer, "keyword": violation.keyword},
             )
         structured = registry.call(spec.name, arguments, max_source_bytes=self.max_source_bytes)
+        blocks = self._take_content_blocks(spec, structured)
         self._check_output(spec, structured)
         try:
             text = (
@@ -95,7 +102,19 @@ class ToolCaller:
             raise ToolError(
                 "internal_error", f"{spec.name} could not summarize its result"
             ) from exc
-        return structured, text
+        return structured, text, blocks
+
+    def _take_content_blocks(self, spec: ToolSpec, structured: Any) -> list[types.ContentBlock]:
+        """Move the blocks under `spec.content_key` out of the result (they are not structured data)."""
+        if spec.content_key is None or not isinstance(structured, dict):
+            return []
+        raw = structured.pop(spec.content_key, [])
+        try:
+            return [CONTENT_BLOCK.validate_python(block) for block in raw]
+        except (TypeError, ValueError) as exc:
+            raise ToolError(
+                "internal_error", f"{spec.name} returned content blocks that are not valid MCP content"
+            ) from exc
 
     def _check_output(self, spec: ToolSpec, structured: Any) -> None:
         if not isinstance(structured, dict):
@@ -122,10 +141,12 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def success_result(structured: JSONObject, text: str) -> types.CallToolResult:
-    """The structured result plus one short text block for the model."""
+def success_result(
+    structured: JSONObject, text: str, blocks: Sequence[types.ContentBlock] = ()
+) -> types.CallToolResult:
+    """The structured result plus one short text block for the model, then any native blocks."""
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
+        content=[types.TextContent(type="text", text=text), *blocks],
         structured_content=structured,
         is_error=False,
     )

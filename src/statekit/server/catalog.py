@@ -39,6 +39,7 @@ def to_mcp_tool(spec: ToolSpec) -> types.Tool:
             idempotent_hint=spec.annotations.idempotent,
             open_world_hint=spec.annotations.open_world,
         ),
+        _meta=dict(spec.meta) if spec.meta is not None else None,
     )
 
 

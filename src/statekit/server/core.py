@@ -19,6 +19,7 @@ from mcp.server.lowlevel import Server
 
 from statekit import __version__
 from statekit.errors import ErrorCode, ToolError
+from statekit.server.app_resource import install_app_resources
 from statekit.server.calls import ToolCaller, error_result
 from statekit.server.catalog import list_tools_result, select_tools
 from statekit.server.observer import ToolCallObserver
@@ -119,6 +120,7 @@ def register_tools(
     _install_list_handler(server, catalog)
     _install_call_handler(server, catalog, caller)
     _install_schema_lookup(server, catalog)
+    install_app_resources(server, catalog)  # MCP Apps: only when a served tool links a ui:// app
     return ToolRegistration(tuple(sorted(catalog)), max_source_bytes, client_id)
 
 

@@ -1,0 +1,88 @@
+"""Finding and running the layout engine: `graphviz-pure` from its wheel, else system `dot`.
+
+graphviz-pure (a Rust port of Graphviz 16.1 in a PyPI wheel) comes first: it installs with pip
+alone, ships its own fonts, and so draws the same pixels on every machine. A system Graphviz
+`dot` is used when present and graphviz-pure is not. `STATEKIT_GRAPHVIZ` names another
+dot-compatible binary, or `none` to switch drawing off (what a host without either sees).
+See docs/render.md for why this engine was chosen.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+ENGINE_VARIABLE = "STATEKIT_GRAPHVIZ"
+#: A drawing that takes longer than this is abandoned (the caller reports it unavailable).
+DEFAULT_TIMEOUT_SECONDS = 60.0
+
+
+class RenderUnavailable(Exception):
+    """Drawing is not possible here (no engine) or failed for this input; the message says why."""
+
+
+@dataclass(frozen=True)
+class LayoutEngine:
+    name: str
+    path: str
+    #: True when the engine ships its own fonts (PNG text renders without system fonts).
+    bundled_fonts: bool
+
+
+def _scripts_dirs() -> list[Path]:
+    # The wheel's binary sits next to the interpreter's scripts even when PATH lacks that folder.
+    found = [Path(sysconfig.get_path("scripts")), Path(sys.executable).parent]
+    return list(dict.fromkeys(found))
+
+
+def find_engine() -> LayoutEngine | None:
+    """The engine to use, or None when there is none (drawing is then unavailable)."""
+    chosen = os.environ.get(ENGINE_VARIABLE, "").strip()
+    if chosen.lower() == "none":
+        return None
+    if chosen:
+        path = shutil.which(chosen)
+        return LayoutEngine(Path(chosen).name, path, "graphviz-pure" in chosen) if path else None
+    for folder in _scripts_dirs():
+        candidate = folder / "graphviz-pure"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return LayoutEngine("graphviz-pure", str(candidate), True)
+    pure = shutil.which("graphviz-pure")
+    if pure:
+        return LayoutEngine("graphviz-pure", pure, True)
+    dot = shutil.which("dot")
+    if dot:
+        return LayoutEngine("dot", dot, False)
+    return None
+
+
+def run_engine(
+    engine: LayoutEngine,
+    dot_text: str,
+    output_format: str,
+    extra_args: tuple[str, ...] = (),
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> bytes:
+    """Lay out and draw `dot_text` as `output_format` (`svg`, `png`); failures raise RenderUnavailable."""
+    try:
+        completed = subprocess.run(
+            [engine.path, f"-T{output_format}", *extra_args],
+            input=dot_text.encode("utf-8"),
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise RenderUnavailable(f"{engine.name} took longer than {timeout:g} s") from None
+    except OSError as error:
+        raise RenderUnavailable(f"{engine.name} could not run: {error.strerror}") from None
+    if completed.returncode != 0 or not completed.stdout:
+        detail = completed.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = detail[-1][:200] if detail else f"exit status {completed.returncode}"
+        raise RenderUnavailable(f"{engine.name} failed: {reason}")
+    return completed.stdout

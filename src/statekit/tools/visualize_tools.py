@@ -1,0 +1,244 @@
+"""`visualize_machine`: PNG fallbacks per parent state plus the graph for the interactive app.
+
+The result has two halves that report their own status, so one can fail and the other still
+serve: `interactive` (the canonical XGraph JSON string the MCP App reads) and `pngFallback`
+(image metadata; the PNG bytes travel as native MCP image content, under `content_key`).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from statekit.errors import ToolError
+from statekit.render import (
+    DIRECTIONS,
+    RenderUnavailable,
+    parent_node_ids,
+    render_parent_pngs,
+)
+from statekit.render.app import APP_URI
+from statekit.render.xgraph_view import machine_xgraph
+from statekit.tools.inputs import load_model
+from statekit.tools.registry import ToolSpec, register
+
+SCHEMA_VERSION = "2.0"
+#: The result key whose image blocks the server sends as native MCP content.
+IMAGES_KEY = "_images"
+
+
+@dataclass
+class VisualizeLimits:
+    """Caps on what one result carries; change them with `configure_limits`."""
+
+    #: The XGraph JSON string, in UTF-8 bytes; a bigger graph makes `interactive` unavailable.
+    max_graph_bytes: int = 500_000
+    #: PNG images (and their metadata entries) per result; parents past it are left out.
+    max_png_images: int = 100
+
+
+LIMITS = VisualizeLimits()
+
+
+def configure_limits(*, max_graph_bytes: int | None = None, max_png_images: int | None = None) -> None:
+    """Change the caps for every later call (a server or CLI option sets them once at start)."""
+    if max_graph_bytes is not None:
+        if max_graph_bytes <= 0:
+            raise ValueError("max_graph_bytes must be positive")
+        LIMITS.max_graph_bytes = max_graph_bytes
+    if max_png_images is not None:
+        if max_png_images < 0:
+            raise ValueError("max_png_images must not be negative")
+        LIMITS.max_png_images = max_png_images
+
+
+_STATUS: dict[str, Any] = {"type": "string", "enum": ["ready", "unavailable"]}
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "machine": {
+            "description": "The machine: an XState v5 config object (or {\"machine\": config}), "
+            "or JSON or YAML text of one.",
+            "anyOf": [{"type": "object"}, {"type": "string"}],
+        },
+        "direction": {
+            "type": "string",
+            "enum": list(DIRECTIONS),
+            "default": "down",
+            "description": "Direction of flow: down, right, up, left (or Graphviz's TB, LR, BT, RL).",
+        },
+        "parentNodeIds": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Draw PNGs only for these parent state ids (default: every state "
+            "with direct children).",
+        },
+    },
+    "required": ["machine"],
+    "additionalProperties": False,
+}
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "schemaVersion": {"type": "string", "const": SCHEMA_VERSION},
+        "interactive": {
+            "type": "object",
+            "properties": {
+                "status": _STATUS,
+                "graphJson": {
+                    "type": "string",
+                    "description": "The canonical XGraph JSON ({nodes, edges}) as a string.",
+                },
+                "byteLength": {"type": "integer", "minimum": 0},
+                "reason": {"type": "string"},
+            },
+            "required": ["status"],
+            "additionalProperties": False,
+        },
+        "pngFallback": {
+            "type": "object",
+            "properties": {
+                "status": _STATUS,
+                "images": {
+                    "type": "array",
+                    "description": "One entry per image content block, in the same order.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "parentNodeId": {"type": "string"},
+                            "width": {"type": "integer", "minimum": 1},
+                            "height": {"type": "integer", "minimum": 1},
+                        },
+                        "required": ["parentNodeId", "width", "height"],
+                        "additionalProperties": False,
+                    },
+                },
+                "omittedParentNodeIds": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Parents not drawn because of the image cap.",
+                },
+                "reason": {"type": "string"},
+            },
+            "required": ["status", "images"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["schemaVersion", "interactive", "pngFallback"],
+    "additionalProperties": False,
+}
+
+
+def _interactive(graph: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(graph, ensure_ascii=False, separators=(",", ":"))
+    size = len(text.encode("utf-8"))
+    if size > LIMITS.max_graph_bytes:
+        return {
+            "status": "unavailable",
+            "byteLength": size,
+            "reason": f"the graph is {size} bytes, over the {LIMITS.max_graph_bytes}-byte limit",
+        }
+    return {"status": "ready", "graphJson": text, "byteLength": size}
+
+
+def _requested_parents(arguments: dict[str, Any], available: list[str]) -> list[str]:
+    requested = arguments.get("parentNodeIds")
+    if requested is None:
+        return available
+    if not isinstance(requested, list) or not all(isinstance(item, str) for item in requested):
+        raise ToolError("invalid_input", "parentNodeIds must be a list of state ids")
+    unknown = [item for item in requested if item not in available]
+    if unknown:
+        shown = ", ".join(repr(item[:80]) for item in unknown[:5])
+        raise ToolError(
+            "invalid_input",
+            f"parentNodeIds must name states with direct children; not such states: {shown}",
+            {"parentNodeIds": unknown[:20], "parents": available[:50]},
+        )
+    return list(dict.fromkeys(requested))
+
+
+def visualize(arguments: dict[str, Any]) -> dict[str, Any]:
+    if "machine" not in arguments:
+        raise ToolError("invalid_input", "`machine` is required")
+    direction = arguments.get("direction", "down")
+    if direction not in DIRECTIONS:
+        raise ToolError("invalid_input", f"direction must be one of {', '.join(DIRECTIONS)}")
+    model = load_model(arguments["machine"])
+    parents = _requested_parents(arguments, parent_node_ids(model))
+    drawn, omitted = parents[: LIMITS.max_png_images], parents[LIMITS.max_png_images :]
+    png: dict[str, Any]
+    blocks: list[dict[str, str]] = []
+    try:
+        images = render_parent_pngs(model, drawn, direction=direction)
+    except RenderUnavailable as error:
+        png = {"status": "unavailable", "images": [], "reason": str(error)}
+    else:
+        png = {
+            "status": "ready",
+            "images": [
+                {"parentNodeId": image.parent_node_id, "width": image.width, "height": image.height}
+                for image in images
+            ],
+        }
+        blocks = [
+            {"type": "image", "data": base64.b64encode(image.data).decode("ascii"),
+             "mimeType": "image/png"}
+            for image in images
+        ]
+        if not images:
+            png["reason"] = "the machine has no state with child states to draw"
+    if omitted:
+        png["omittedParentNodeIds"] = omitted
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "interactive": _interactive(machine_xgraph(model)),
+        "pngFallback": png,
+        IMAGES_KEY: blocks,
+    }
+
+
+def summarize(result: dict[str, Any]) -> str:
+    interactive = result["interactive"]
+    png = result["pngFallback"]
+    lines = []
+    if interactive["status"] == "ready":
+        graph = json.loads(interactive["graphJson"])
+        lines.append(
+            f"Interactive graph ready: {len(graph['nodes'])} states, {len(graph['edges'])} transitions."
+        )
+    else:
+        lines.append(f"Interactive graph unavailable: {interactive.get('reason', '')}")
+    if png["status"] == "ready":
+        drawn = ", ".join(image["parentNodeId"] for image in png["images"][:10])
+        more = f" and {len(png['images']) - 10} more" if len(png["images"]) > 10 else ""
+        lines.append(f"{len(png['images'])} PNG image(s), one per parent state: {drawn}{more}.")
+    else:
+        lines.append(f"PNG images unavailable: {png.get('reason', '')}")
+    if png.get("omittedParentNodeIds"):
+        lines.append(f"{len(png['omittedParentNodeIds'])} parent(s) not drawn (image cap).")
+    return "\n".join(lines)
+
+
+register(
+    ToolSpec(
+        name="visualize_machine",
+        title="Visualize a state machine",
+        description=(
+            "Draw a statechart. Returns one PNG image per parent state (or per id in "
+            "parentNodeIds) and, for MCP Apps hosts, an interactive read-only viewer with "
+            "drill-in, breadcrumbs, pan/select/simulate modes and zoom. Structured content is "
+            "a schemaVersion 2.0 envelope whose interactive.graphJson is the canonical XGraph."
+        ),
+        input_schema=INPUT_SCHEMA,
+        output_schema=OUTPUT_SCHEMA,
+        function=visualize,
+        summarize=summarize,
+        content_key=IMAGES_KEY,
+        meta={"ui": {"resourceUri": APP_URI}},
+    )
+)

@@ -1,0 +1,87 @@
+"""The machine viewer (MCP App) in headless Chromium, driven by Playwright from Node.
+
+Needs node, `npm ci` in tests/browser (playwright-core) and Debian's chromium. Locally the test
+skips when one is missing; under CI=true a missing piece fails it, so CI cannot pass silently.
+Screenshots land in test-artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from statekit import tools
+from statekit.render.app import app_html
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
+from machines import PLAYER
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
+def _missing() -> str | None:
+    if shutil.which("node") is None:
+        return "node is not installed"
+    if not (HERE / "node_modules" / "playwright-core").is_dir():
+        return "run `npm ci` in tests/browser"
+    if not Path(CHROMIUM).exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    return None
+
+
+def _tool_result(structured: dict[str, Any]) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": "drawn"}], "structuredContent": structured}
+
+
+def _fixtures() -> dict[str, Any]:
+    full = tools.call("visualize_machine", {"machine": PLAYER})
+    full.pop("_images")
+    graph_json = full["interactive"]["graphJson"]
+    unavailable = {
+        **full,
+        "interactive": {"status": "unavailable", "reason": "the graph is 9 bytes, over the 1-byte limit"},
+    }
+    return {
+        "appHtml": app_html(),
+        "arguments": {"machine": PLAYER},
+        "results": {
+            "v2": _tool_result(full),
+            "v1": _tool_result({"schemaVersion": "1.0", "graphJson": graph_json}),
+            "unversioned_graph": _tool_result({"graph": json.loads(graph_json)}),
+            "unversioned_graph_string": _tool_result({"graph": graph_json}),
+            "unversioned_error": _tool_result({"graphError": "layout exploded"}),
+            "v2_unavailable": _tool_result(unavailable),
+            "saved_without_graph": _tool_result({"images": 3}),
+            "not_structured": {"content": [{"type": "text", "text": "old"}]},
+        },
+    }
+
+
+def test_viewer_in_headless_chromium(tmp_path: Path) -> None:
+    missing = _missing()
+    if missing is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser test prerequisites missing in CI: {missing}")
+        pytest.skip(missing)
+    fixtures = tmp_path / "fixtures.json"
+    fixtures.write_text(json.dumps(_fixtures()), encoding="utf-8")
+    artifacts = ROOT / "test-artifacts" / "browser"
+    completed = subprocess.run(
+        ["node", str(HERE / "viewer_check.mjs"), str(fixtures), str(artifacts)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    report = completed.stdout + completed.stderr
+    assert completed.returncode == 0, report
+    assert "not ok" not in report and " passed, 0 failed" in report, report
