@@ -17,7 +17,7 @@ from statekit.analysis.paths import (
     MAX_SIMPLE_PATHS,
     generate_graph_paths,
 )
-from statekit.analysis.simulate import normalize_events
+from statekit.analysis.simulate import MAX_EVENTS, normalize_events
 from statekit.errors import ToolError
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolSpec, register
@@ -76,7 +76,7 @@ INPUT_SCHEMA: dict[str, Any] = {
                                      "simple: every path that visits no state twice."},
         "events": {
             "type": "array",
-            "maxItems": 100,
+            "maxItems": MAX_EVENTS,
             "items": {"anyOf": [{"type": "string", "minLength": 1}, EVENT]},
             "description": "Events to try in every state, replacing the machine's own event descriptors.",
         },
@@ -86,7 +86,8 @@ INPUT_SCHEMA: dict[str, Any] = {
         "fromState": {**STATE_VALUE, "description": "Start here (a state value, with the initial context) "
                                                     "instead of the initial state."},
         "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
-                  "description": f"Most (state, event) pairs to explore (default {DEFAULT_LIMIT})."},
+                  "description": "XState's traversal limit: exploring more (state, event) pairs than this fails "
+                                 f"with 'Traversal limit exceeded' (default {DEFAULT_LIMIT})."},
         "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
                    "description": "Static results for named guards (default true)."},
         "input": {"description": "The machine input, given to the xstate.init event."},

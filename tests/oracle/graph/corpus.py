@@ -376,6 +376,11 @@ MACHINES: dict[str, Config] = {
         "a": {"on": {"GO": "b"}}, "b": {}}},
 }
 
+# More generated machines: what the hand-written ones did not think of.
+for _seed in range(10, 22):
+    MACHINES[f"random_flat_seed{_seed}"] = random_flat(_seed, 6 + _seed % 7, 2 + _seed % 3, 0.5)
+    MACHINES[f"nested_random_seed{_seed}"] = nested_random(_seed)
+
 #: Options that are case settings, not machine config.
 OPTION_KEYS = ("events", "toState", "fromState", "limit", "guards", "input")
 #: Machines run with only one algorithm (simple paths of the larger ones are too many to list).
