@@ -190,7 +190,7 @@ def visualize(arguments: dict[str, Any]) -> dict[str, Any]:
              "mimeType": "image/png"}
             for image in images
         ]
-        if not images:
+        if not images and arguments.get("parentNodeIds") is None:
             png["reason"] = "the machine has no state with child states to draw"
     if omitted:
         png["omittedParentNodeIds"] = omitted

@@ -7,8 +7,10 @@ MCP App must be a single document that loads nothing from the network.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from importlib import resources
+from typing import Any
 
 #: Stable: saved tool results keep pointing here, so newer bundles must keep decoding old results.
 APP_URI = "ui://statekit/machine-viewer.html"
@@ -32,3 +34,17 @@ def app_html() -> str:
     if "</script" in script.lower() or "</style" in style.lower():
         raise ValueError("the inlined viewer sources must not close their own tags")
     return page.replace("/*@STYLE@*/", style).replace("/*@SCRIPT@*/", script)
+
+
+def standalone_html(tool_result: dict[str, Any]) -> str:
+    """The viewer as a page of its own, showing `tool_result` (a CallToolResult-shaped dict).
+
+    The result rides along as an inert `application/json` script; `<` is escaped so no label
+    can close that element, and the page's CSP still forbids any network access.
+    """
+    payload = json.dumps(tool_result, ensure_ascii=False).replace("<", "\\u003c")
+    data = f'<script type="application/json" id="statekit-result">{payload}</script>\n'
+    page = app_html()
+    marker = "<script>"
+    at = page.index(marker)
+    return page[:at] + data + page[at:]

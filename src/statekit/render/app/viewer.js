@@ -914,7 +914,14 @@
       showMessage("error", "The host did not accept the app.");
     });
   } else {
-    showMessage("waiting", "Open this viewer from an MCP Apps host to see a machine.");
+    // A standalone page (`statekit render -o out.html`) carries its result as inert JSON.
+    var embedded = document.getElementById("statekit-result");
+    if (embedded) {
+      try { showResult(JSON.parse(embedded.textContent || "")); }
+      catch (e) { showMessage("error", "The embedded result could not be read."); }
+    } else {
+      showMessage("waiting", "Open this viewer from an MCP Apps host to see a machine.");
+    }
   }
   window.addEventListener("resize", function () { if (view.graph) { applyTransform(); } });
 })();
