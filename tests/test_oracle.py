@@ -122,6 +122,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
+GENERATED_ACTOR_ID = "(generated)"
+
+
 def _actor_id(ref: Any) -> Any:
     if isinstance(ref, Mapping):
         return ref.get("id")
@@ -143,8 +146,11 @@ def _action_params(action_type: str, params: Any) -> Any:
         rest.pop("actorRef", None)
         return _plain(rest)
     if action_type == "xstate.stopChild":
-        ref = rest.get("actorRef", rest.get("id"))
-        return {"actorRef": _actor_id(ref)}
+        ref = _actor_id(rest.get("actorRef", rest.get("id")))
+        # XState names a child spawned without an id by a session id (`x:4`), and trace.mjs
+        # reports it as "(generated)"; statekit keeps such a child under "undefined", the key
+        # XState's `children` uses for it.
+        return {"actorRef": GENERATED_ACTOR_ID if ref == "undefined" else ref}
     return _plain(rest)
 
 
@@ -321,14 +327,13 @@ def test_random_case_matches_xstate(
 def test_random_cases_run_cleanly_in_xstate(
     xstate_random_traces: dict[str, list[dict[str, Any]]],
 ) -> None:
-    """The generator writes valid configs: XState accepts every one of them."""
+    """The generator writes valid configs: XState accepts every one of them (a later step may
+    still throw, e.g. `sendTo` a child that is not there, and statekit must then throw too)."""
     assert set(xstate_random_traces) == set(RANDOM_CASES)
-    refused = [
-        name
-        for name, steps in xstate_random_traces.items()
-        if any("error" in step for step in steps)
-    ]
+    refused = [name for name, steps in xstate_random_traces.items() if "error" in steps[0]]
     assert refused == []
+    settled = [name for name, steps in xstate_random_traces.items() if len(steps) > 1]
+    assert len(settled) == len(RANDOM_CASES)
 
 
 def _has_errors(case: Mapping[str, Any]) -> bool:

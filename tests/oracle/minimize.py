@@ -4,6 +4,7 @@ Usage (from the repository root, with `npm ci` done in tests/oracle):
 
     python tests/oracle/minimize.py random 929        # a generated case, by seed
     python tests/oracle/minimize.py case <name>       # a corpus case, by name
+    python tests/oracle/minimize.py file <path.json>  # the first case of a JSON array
 
 It deletes events, state keys and list items one at a time, keeping a deletion whenever
 statekit and XState still disagree on the result, until no single deletion keeps the
@@ -185,6 +186,8 @@ def main(arguments: list[str]) -> None:
     kind, which = arguments
     if kind == "random":
         case = _load("statekit_oracle_random", "random_machines.py").random_case(int(which))
+    elif kind == "file":
+        case = json.loads(Path(which).read_text())[0]
     else:
         cases = [
             c

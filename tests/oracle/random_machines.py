@@ -12,6 +12,7 @@ the generator builds only machines that settle, by construction:
   taken for an event the driver sends or raises.
 - Only transitions for an exact external event may `raise`, and they raise only `R1`/`R2`,
   whose transitions (and wildcard ones) never raise. Entry and exit actions never raise.
+- Guard overrides (`guards: {name: bool}`) never replace the count guards.
 - A final state is never an initial state, and the transitions that internal done events can
   take (`onDone`, wildcard descriptors) never target a final or history state, so done
   events cannot chain into more done events.
@@ -30,6 +31,7 @@ RAISED_EVENTS = ("R1", "R2")
 WILDCARD_DESCRIPTORS = ("*", "E.*")
 STATE_KEYS = ("a", "b", "c", "d", "0", "1", "2", "10", "x", "y")
 NAMED_ACTIONS = ("act1", "act2", "act3")
+SPAWN_IDS = ("sp0", "sp1")
 MACHINE_ID = "m"
 
 
@@ -69,6 +71,7 @@ class Generator:
         self.after_events: list[str] = []
         self.root = Node(MACHINE_ID, (), "compound")
         self.all_nodes: list[Node] = []
+        self.max_depth = self.random.choice((2, 2, 3))
 
     # -- the tree ------------------------------------------------------------------------
 
@@ -94,13 +97,13 @@ class Generator:
             node.children.append(history)
 
     def _child_kind(self, parent: Node, depth: int, index: int) -> str:
-        if depth >= 2:
+        if depth >= self.max_depth:
             choices = ["atomic", "atomic", "final"]
         else:
             choices = ["atomic", "atomic", "compound", "compound", "parallel", "final"]
         if parent.kind == "parallel":
             # A region is usually a compound state; an atomic or final region is legal too.
-            choices = ["compound", "compound", "atomic"] if depth < 2 else ["atomic"]
+            choices = ["compound", "compound", "atomic"] if depth < self.max_depth else ["atomic"]
         kind = self.random.choice(choices)
         if index == 0 and kind == "final":
             kind = "atomic"  # the first child is the initial one: never final
@@ -123,6 +126,24 @@ class Generator:
             return f".{target.key}"
         return f"#{target.id}"
 
+    def multi_target(self, internal: bool) -> list[str] | None:
+        """Targets in two regions of one parallel state, as `{"target": [...]}`."""
+        parallels = [
+            n for n in [self.root, *self.all_nodes] if n.kind == "parallel" and len(n.children) >= 2
+        ]
+        if not parallels:
+            return None
+        parallel = self.random.choice(parallels)
+        targets = []
+        for region in self.random.sample(parallel.children, 2):
+            choices = [region, *region.descendants()]
+            if internal:
+                choices = [n for n in choices if n.kind not in ("final", "history")]
+            if not choices:
+                return None
+            targets.append(f"#{self.random.choice(choices).id}")
+        return targets
+
     def guard(self, depth: int = 0) -> Any:
         roll = self.random.random()
         if depth < 2 and roll < 0.15:
@@ -134,7 +155,10 @@ class Generator:
         if depth < 2 and roll < 0.22:
             return {"type": "xstate.not", "guard": self.guard(depth + 1)}
         if roll < 0.32:
-            return {"type": "xstate.stateIn", "state": f"#{self.random.choice(self.all_nodes).id}"}
+            node = self.random.choice([n for n in self.all_nodes if n.kind != "history"])
+            if self.random.random() < 0.6:
+                return {"type": "xstate.stateIn", "state": f"#{node.id}"}
+            return {"type": "xstate.stateIn", "state": self._state_value_of(node)}
         name = self.random.choice(
             ("isTrue", "isFalse", "countIs", "countAbove", "countBelow", "eventOk")
         )
@@ -142,8 +166,29 @@ class Generator:
             return {"type": name, "params": {"value": self.random.randint(0, 3)}}
         return name
 
+    def _state_value_of(self, node: Node) -> Any:
+        """A state value (dotted string or nested object) that matches when `node` is active."""
+        if self.random.random() < 0.5:
+            return ".".join(node.path)
+        value: Any = node.path[-1]
+        for key in reversed(node.path[:-1]):
+            value = {key: value}
+        return value
+
     def action(self, *, may_raise: bool, may_reset: bool) -> Any:
-        choices = ["named", "named", "increment", "record", "addValue", "emit", "log"]
+        choices = [
+            "named",
+            "named",
+            "increment",
+            "record",
+            "addValue",
+            "emit",
+            "log",
+            "setFromEvent",
+        ]
+        choices += ["delayedRaise", "cancel", "spawn", "stopChild"]
+        if self.random.random() < 0.02:
+            choices.append("sendTo")  # fails unless the child exists: both engines must agree
         if may_raise:
             choices += ["raise", "raise"]
         if may_reset:
@@ -167,6 +212,25 @@ class Generator:
             return {"type": "xstate.log", "value": "checkpoint", "label": "gen"}
         if choice == "raise":
             return {"type": "xstate.raise", "event": {"type": self.random.choice(RAISED_EVENTS)}}
+        if choice == "delayedRaise":
+            # Scheduled, never processed by the pure API: safe anywhere.
+            return {"type": "xstate.raise", "event": {"type": "R1"}, "delay": 100, "id": "t0"}
+        if choice == "cancel":
+            return {"type": "xstate.cancel", "sendId": "t0"}
+        if choice == "spawn":
+            return {
+                "type": "xstate.spawnChild",
+                "src": "fetcher",
+                "id": self.random.choice(SPAWN_IDS),
+            }
+        if choice == "stopChild":
+            return {"type": "xstate.stopChild", "actorRef": self.random.choice(SPAWN_IDS)}
+        if choice == "sendTo":
+            return {
+                "type": "xstate.sendTo",
+                "to": self.random.choice(SPAWN_IDS),
+                "event": {"type": "PING"},
+            }
         return choice
 
     def actions(self, *, may_raise: bool, may_reset: bool, most: int = 2) -> list[Any]:
@@ -203,6 +267,8 @@ class Generator:
         config: dict[str, Any] = {}
         if eventless or self.random.random() < 0.8:
             config["target"] = self.target_for(source, for_internal_events=internal)
+            if self.random.random() < 0.1:
+                config["target"] = self.multi_target(internal) or config["target"]
         if self.random.random() < 0.15 and "target" in config:
             config["reenter"] = True
         if eventless:
@@ -221,7 +287,11 @@ class Generator:
         actions = self.actions(may_raise=may_raise, may_reset=may_reset)
         if actions:
             config["actions"] = actions
-        if len(config) == 1 and "target" in config and self.random.random() < 0.5:
+        if (
+            len(config) == 1
+            and isinstance(config.get("target"), str)
+            and self.random.random() < 0.5
+        ):
             return config["target"]
         return config
 
@@ -345,6 +415,8 @@ class Generator:
             event: dict[str, Any] = {"type": self.random.choice(pool)}
             if self.random.random() < 0.3:
                 event["ok"] = True
+            if self.random.random() < 0.2:
+                event["value"] = self.random.choice((1, "text", [1, 2], {"k": None}))
             if event["type"].startswith("xstate.done.actor."):
                 event["output"] = {"n": self.random.randint(1, 9)}
             if event["type"].startswith("xstate.error.actor."):
@@ -354,10 +426,22 @@ class Generator:
 
 
 def random_case(seed: int) -> dict[str, Any]:
-    """The case for `seed`: `{name, config, events}` like the corpus cases."""
+    """The case for `seed`: `{name, config, events, input?, guards?}` like the corpus cases."""
     generator = Generator(seed)
     config = generator.machine_config()
-    return {"name": f"random_{seed}", "config": config, "events": generator.events()}
+    case: dict[str, Any] = {
+        "name": f"random_{seed}",
+        "config": config,
+        "events": generator.events(),
+    }
+    if generator.random.random() < 0.2:
+        config["entry"] = ["storeInput", *config.get("entry", [])]
+        case["input"] = {"seed": seed, "items": [1, 2]}
+    if generator.random.random() < 0.1:
+        # Not the count guards: eventless transitions rely on them to settle.
+        name = generator.random.choice(("isTrue", "isFalse", "eventOk"))
+        case["guards"] = {name: generator.random.random() < 0.5}
+    return case
 
 
 if __name__ == "__main__":

@@ -53,7 +53,8 @@ function toAction(action) {
     case 'xstate.sendTo': return sendTo(action.to, action.event, options);
     case 'xstate.sendParent': return sendParent(action.event, options);
     case 'xstate.emit': return emit(action.event);
-    case 'xstate.log': return 'value' in action ? log(action.value, action.label) : log();
+    // Without a value, log() logs {context, event}; undefined selects that default.
+    case 'xstate.log': return log('value' in action ? action.value : undefined, action.label);
     case 'xstate.cancel': return cancel(action.sendId);
     case 'xstate.spawnChild':
       return spawnChild(action.src, definedOnly({ id: action.id, input: action.input, systemId: action.systemId }));
@@ -131,10 +132,20 @@ function actionParams(action) {
       return rest;
     }
     case 'xstate.stopChild':
-      return { actorRef: params.id ?? null };
+      return { actorRef: stableActorId(params.id) };
     default:
       return params;
   }
+}
+
+/**
+ * A child spawned without an id gets a generated session id (`x:4`) that depends on how many
+ * actors the process made before; it is reported as GENERATED_ID so traces stay comparable.
+ */
+const GENERATED_ID = '(generated)';
+function stableActorId(id) {
+  if (id === undefined || id === null) return null;
+  return /^x:\d+$/.test(id) ? GENERATED_ID : id;
 }
 
 function describeStep(event, snapshot, executableActions) {
