@@ -218,3 +218,25 @@ def resolve_or_none(resolver: Resolver, source: StateNode, target: str) -> State
         return resolver.resolve_target(source, target)
     except MachineDefinitionError:
         return None
+
+
+def resolve_history_target(resolver: Resolver, parent: StateNode, target: str) -> StateNode | None:
+    """A history state's default target: XState reads it as a path from the history's parent."""
+    try:
+        return resolver.node_by_path(parent, target)
+    except MachineDefinitionError:
+        return None
+
+
+def render_history_target(model: MachineModel, parent: StateNode, target: StateNode) -> str:
+    """The shortest history default target (a path from `parent`, else `#id`) naming `target`."""
+    resolver = Resolver(model)
+    candidates: list[str] = []
+    if target.path[: len(parent.path)] == parent.path and len(target.path) > len(parent.path):
+        candidates.append(".".join(_escape(k) for k in target.path[len(parent.path):]))
+    candidates += ["#" + target.id, "#" + _escape(target.id)]
+    for candidate in candidates:
+        resolved = resolve_history_target(resolver, parent, candidate)
+        if resolved is not None and resolved.id == target.id:
+            return candidate
+    return "#" + _escape(target.id)

@@ -9,6 +9,7 @@ TOOL_MODULES = (
     "verify_tools",
     "workspace_tools",
     "visualize_tools",
+    "change_tools",
 )
 
 for _module in TOOL_MODULES:

@@ -1,0 +1,372 @@
+"""`diff_machines`, `apply_machine_patches` and `review_machine_implementation`, plus their CLI commands.
+
+None of these tools writes a file or touches Git: they return documents and text, and the
+caller (a coding agent, a person) decides what to save.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from statekit.analysis.diff import SEMANTIC_CHANGES_VERSION, diff_models
+from statekit.analysis.patch_catalog import OPERATIONS, did_you_mean
+from statekit.analysis.patches import apply_patches
+from statekit.analysis.patchgen import generate_patches
+from statekit.analysis.review import REVIEW_FILE_NAME, review
+from statekit.errors import ToolError
+from statekit.model import MachineModel, machine_to_config
+from statekit.tools.inputs import load_model
+from statekit.tools.registry import ToolSpec, register
+
+MACHINE_ARGUMENT: dict[str, Any] = {
+    "description": "An XState v5 config object (or {\"machine\": config}), or JSON or YAML text of one.",
+    "anyOf": [{"type": "object"}, {"type": "string"}],
+}
+#: Deliberately loose: the strict schema (statekit/schemas/patches.schema.json) would make the
+#: server reject a snake_case op with a generic schema message before the tool can name the
+#: closest valid operation; the tool checks every patch itself.
+PATCHES_ARGUMENT: dict[str, Any] = {
+    "type": "array",
+    "description": (
+        "Semantic patches applied in order, e.g. {\"op\": \"createTransition\", \"sourceId\": \"player.playing\", "
+        "\"targetId\": \"player.paused\", \"eventType\": \"STOP\"}. Operations (camelCase): "
+        f"{', '.join(OPERATIONS)}. Full JSON Schema: statekit/schemas/patches.schema.json."
+    ),
+    "items": {
+        "type": "object",
+        "properties": {"op": {"type": "string", "description": "A camelCase operation name."}},
+        "required": ["op"],
+    },
+}
+
+DEFAULT_OUTPUT_FORMAT = "xstate-json"
+_CHANGE_LIST: dict[str, Any] = {"type": "array", "items": {"type": "object"}}
+_DIFF_PART: dict[str, Any] = {
+    "type": "object",
+    "properties": {"added": _CHANGE_LIST, "removed": _CHANGE_LIST, "updated": _CHANGE_LIST},
+    "required": ["added", "removed", "updated"],
+}
+
+
+def _load(arguments: dict[str, Any], name: str) -> MachineModel:
+    if name not in arguments:
+        raise ToolError("invalid_input", f"`{name}` is required")
+    try:
+        return load_model(arguments[name])
+    except ToolError as error:
+        raise ToolError(error.code, f"`{name}`: {error.message}", error.details) from None
+
+
+def _check_arguments(arguments: dict[str, Any], allowed: set[str], tool: str) -> None:
+    for name in arguments:
+        if name not in allowed:
+            raise ToolError("invalid_input", f"{tool} has no argument `{name}`{did_you_mean(name, allowed)}")
+
+
+# --- diff_machines ----------------------------------------------------------------------------
+
+
+def _diff(arguments: dict[str, Any]) -> dict[str, Any]:
+    _check_arguments(arguments, {"before", "after", "includePatches"}, "diff_machines")
+    before, after = _load(arguments, "before"), _load(arguments, "after")
+    include = arguments.get("includePatches", False)
+    if not isinstance(include, bool):
+        raise ToolError("invalid_input", "`includePatches` must be true or false")
+    diff = diff_models(before, after)
+    result = diff.to_json()
+    if include:
+        result["patches"] = generate_patches(diff)
+    return result
+
+
+register(
+    ToolSpec(
+        name="diff_machines",
+        title="Compare two state machines",
+        description=(
+            "Compares two machines structurally (not their text): added, removed and updated states and "
+            "transitions, recognising renamed and moved states and retargeted transitions. Each change names "
+            "the fields that changed (source, target, label, event, guard, actions, reenter, priority, ...). "
+            "Layout is ignored; guarded-transition priority and action order count. hasChanges also covers "
+            "context, meta, descriptions and schemas; node and edge counts stay structural. Set includePatches "
+            "to get patches for apply_machine_patches that rebuild `after` from `before`."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "before": MACHINE_ARGUMENT,
+                "after": MACHINE_ARGUMENT,
+                "includePatches": {"type": "boolean", "default": False},
+            },
+            "required": ["before", "after"],
+            "additionalProperties": False,
+        },
+        output_schema={
+            "type": "object",
+            "properties": {
+                "summary": {"type": "string"},
+                "diff": {"type": "object", "properties": {"nodes": _DIFF_PART, "edges": _DIFF_PART},
+                         "required": ["nodes", "edges"]},
+                "semanticChanges": {
+                    "type": "object",
+                    "properties": {"version": {"const": SEMANTIC_CHANGES_VERSION}, "changes": _CHANGE_LIST},
+                    "required": ["version", "changes"],
+                },
+                "hasChanges": {"type": "boolean"},
+                "patches": {"type": "array", "items": {"type": "object"}},
+            },
+            "required": ["summary", "diff", "semanticChanges", "hasChanges"],
+        },
+        function=_diff,
+        summarize=lambda result: str(result["summary"]),
+    )
+)
+
+
+# --- apply_machine_patches --------------------------------------------------------------------
+
+
+def write_document(model: MachineModel, to: Any) -> tuple[str, Any, list[Any]]:
+    """`(format, document, warnings)` of `model` in the requested output format."""
+    if to is None or to in ("xstate-json", "xstate", "json"):
+        return "xstate-json", machine_to_config(model), []
+    if to in ("xstate-yaml", "yaml"):
+        text = yaml.safe_dump(machine_to_config(model), sort_keys=False, allow_unicode=True)
+        return "xstate-yaml", text, []
+    if not isinstance(to, str):
+        raise ToolError("invalid_input", "`to` must be a format name such as 'xstate-json' or 'xstate-yaml'")
+    try:
+        from statekit.formats import write_format
+    except ImportError:
+        raise ToolError("invalid_input", f"unknown format {to!r}; use 'xstate-json' or 'xstate-yaml'") from None
+    name, content, warnings = write_format(model, to)
+    return name, content, warnings
+
+
+def _apply(arguments: dict[str, Any]) -> dict[str, Any]:
+    _check_arguments(arguments, {"machine", "patches", "to"}, "apply_machine_patches")
+    before = _load(arguments, "machine")
+    if "patches" not in arguments:
+        raise ToolError("invalid_input", "`patches` is required")
+    patches = arguments["patches"]
+    after = apply_patches(before, patches)
+    name, document, warnings = write_document(after, arguments.get("to"))
+    diff = diff_models(before, after)
+    result: dict[str, Any] = {
+        "document": document,
+        "format": name,
+        "patches": patches,
+        "behavioralSummary": diff.summary(),
+    }
+    if warnings:
+        result["warnings"] = warnings
+    return result
+
+
+register(
+    ToolSpec(
+        name="apply_machine_patches",
+        title="Apply semantic patches to a machine",
+        description=(
+            "Applies semantic patches (createState, renameState, createTransition, updateTransition, ...) to a "
+            "machine in memory and returns the updated document, the patches and a behavioralSummary of what "
+            "changed. Ids are graph entity ids: top-level states are <machine-id>.<state-key>, transitions "
+            "<source id>:<event>:<index>. Operation names are camelCase; null clears an optional field. It never "
+            "writes files or touches Git: edit your source yourself, then call review_machine_implementation."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "machine": MACHINE_ARGUMENT,
+                "patches": PATCHES_ARGUMENT,
+                "to": {"type": "string", "default": DEFAULT_OUTPUT_FORMAT,
+                       "description": "Output format: xstate-json (a config object, the default) or xstate-yaml."},
+            },
+            "required": ["machine", "patches"],
+            "additionalProperties": False,
+        },
+        output_schema={
+            "type": "object",
+            "properties": {
+                "document": {"anyOf": [{"type": "object"}, {"type": "string"}]},
+                "format": {"type": "string"},
+                "patches": {"type": "array"},
+                "behavioralSummary": {"type": "string"},
+                "warnings": {"type": "array"},
+            },
+            "required": ["document", "format", "patches", "behavioralSummary"],
+        },
+        function=_apply,
+        summarize=lambda result: str(result["behavioralSummary"]),
+    )
+)
+
+
+# --- review_machine_implementation -------------------------------------------------------------
+
+
+def _review(arguments: dict[str, Any]) -> dict[str, Any]:
+    _check_arguments(arguments, {"original", "edited", "patches"}, "review_machine_implementation")
+    original, edited = _load(arguments, "original"), _load(arguments, "edited")
+    if "patches" not in arguments:
+        raise ToolError("invalid_input", "`patches` is required (use [] to review an edit with no proposal)")
+    return review(original, edited, arguments["patches"])
+
+
+def _review_summary(result: dict[str, Any]) -> str:
+    counts = ", ".join(f"{len(result[k])} {k}" for k in ("missing", "extra", "divergent"))
+    validity = "valid" if result["validation"]["ok"] else "INVALID"
+    return f"{result['verdict']}: edited machine is {validity}; {counts}. Artifact: {result['artifact']['name']}"
+
+
+register(
+    ToolSpec(
+        name="review_machine_implementation",
+        title="Review an edited machine against proposed patches",
+        description=(
+            "Reviews an agent-edited machine against the original and the proposed patches: validates the edited "
+            "machine, derives the behaviour change the edit actually made, and reports missing, extra and "
+            f"divergent changes. Returns the Markdown artifact {REVIEW_FILE_NAME} (semantic summary plus before/"
+            "after Mermaid stateDiagram-v2 graphs) ready to paste into a pull request. Writes no file, no Git."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "original": MACHINE_ARGUMENT,
+                "edited": MACHINE_ARGUMENT,
+                "patches": PATCHES_ARGUMENT,
+            },
+            "required": ["original", "edited", "patches"],
+            "additionalProperties": False,
+        },
+        output_schema={
+            "type": "object",
+            "properties": {
+                "verdict": {"type": "string", "enum": ["matches", "differs", "invalid"]},
+                "validation": {"type": "object"},
+                "actualChanges": {"type": "object"},
+                "proposedChanges": {"type": "object"},
+                "missing": _CHANGE_LIST,
+                "extra": _CHANGE_LIST,
+                "divergent": _CHANGE_LIST,
+                "artifact": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}, "mediaType": {"type": "string"},
+                                   "content": {"type": "string"}},
+                    "required": ["name", "mediaType", "content"],
+                },
+            },
+            "required": ["verdict", "validation", "actualChanges", "proposedChanges", "missing", "extra",
+                         "divergent", "artifact"],
+        },
+        function=_review,
+        summarize=_review_summary,
+    )
+)
+
+
+# --- CLI --------------------------------------------------------------------------------------
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ToolError("invalid_input", f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ToolError("invalid_input", f"{path} is not UTF-8 text") from None
+
+
+def _read_patches(path: str) -> Any:
+    text = _read(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            raise ToolError("invalid_input", f"{path}: patches are not valid JSON or YAML ({error})") from None
+
+
+def _print_json(result: Any) -> None:
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from statekit import tools
+
+    result = tools.call("diff_machines", {"before": _read(args.before), "after": _read(args.after),
+                                          "includePatches": args.patches})
+    if args.json:
+        _print_json(result)
+    else:
+        print(result["summary"])
+        if args.patches:
+            print("\nPatches:")
+            for patch in result["patches"]:
+                print("  " + json.dumps(patch, ensure_ascii=False))
+    return 1 if result["hasChanges"] and args.exit_code else 0
+
+
+def _cmd_patch(args: argparse.Namespace) -> int:
+    from statekit import tools
+
+    arguments: dict[str, Any] = {"machine": _read(args.machine), "patches": _read_patches(args.patches)}
+    if args.to:
+        arguments["to"] = args.to
+    result = tools.call("apply_machine_patches", arguments)
+    if args.json:
+        _print_json(result)
+        return 0
+    document = result["document"]
+    print(document if isinstance(document, str) else json.dumps(document, indent=2, ensure_ascii=False))
+    print(result["behavioralSummary"], file=sys.stderr)
+    return 0
+
+
+def _cmd_review(args: argparse.Namespace) -> int:
+    from statekit import tools
+
+    result = tools.call("review_machine_implementation", {
+        "original": _read(args.original), "edited": _read(args.edited), "patches": _read_patches(args.patches),
+    })
+    if args.json:
+        _print_json(result)
+    else:
+        print(result["artifact"]["content"])
+    return 0 if result["verdict"] == "matches" else 1
+
+
+def add_change_commands(subparsers: Any) -> None:
+    """Add `statekit diff`, `statekit patch` and `statekit review` to the CLI."""
+    diff = subparsers.add_parser("diff", help="compare two machine files structurally")
+    diff.add_argument("before")
+    diff.add_argument("after")
+    diff.add_argument("--patches", action="store_true", help="also print patches that turn BEFORE into AFTER")
+    diff.add_argument("--exit-code", action="store_true", help="exit 1 when the machines differ")
+    diff.add_argument("--json", action="store_true", help="print the structured result")
+    diff.set_defaults(handler=_cmd_diff)
+
+    patch = subparsers.add_parser("patch", help="apply a JSON/YAML list of patches to a machine (prints the result)")
+    patch.add_argument("machine")
+    patch.add_argument("patches")
+    patch.add_argument("--to", help="output format: xstate-json (default) or xstate-yaml")
+    patch.add_argument("--json", action="store_true", help="print the structured result")
+    patch.set_defaults(handler=_cmd_patch)
+
+    review_parser = subparsers.add_parser(
+        "review", help=f"review an edited machine against the original and proposed patches (prints {REVIEW_FILE_NAME})"
+    )
+    review_parser.add_argument("original")
+    review_parser.add_argument("edited")
+    review_parser.add_argument("patches")
+    review_parser.add_argument("--json", action="store_true", help="print the structured result")
+    review_parser.set_defaults(handler=_cmd_review)
