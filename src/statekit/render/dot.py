@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from statekit.model.core import MachineModel, StateNode
-from statekit.model.graph import machine_graph
+from statekit.render.edges import DrawnEdge, drawn_edges
 from statekit.render.labels import clip, state_details, state_title, transition_label
 
 Direction = Literal["down", "right", "up", "left", "TB", "LR", "BT", "RL"]
@@ -112,8 +112,15 @@ class _View:
         return self.anchor(node.children[0].id)
 
 
-def machine_dot(model: MachineModel, options: DrawOptions | None = None) -> str:
-    """The DOT text for `options` (the whole machine by default)."""
+def machine_dot(
+    model: MachineModel,
+    options: DrawOptions | None = None,
+    edges: tuple[DrawnEdge, ...] | None = None,
+) -> str:
+    """The DOT text for `options` (the whole machine by default).
+
+    `edges` is `drawn_edges(model)` when the caller draws several parts of one machine.
+    """
     options = options or DrawOptions()
     view = _View(model, options)
     lines = [
@@ -127,7 +134,7 @@ def machine_dot(model: MachineModel, options: DrawOptions | None = None) -> str:
         f"fontcolor={quote(INK)}, arrowsize=0.7];",
     ]
     lines.extend(_state(view, view.root, "  ", region=False))
-    lines.extend(_edges(view))
+    lines.extend(_edges(view, edges if edges is not None else drawn_edges(model)))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -181,13 +188,11 @@ def _box_attributes(view: _View, node: StateNode) -> str:
     return ", ".join(attributes)
 
 
-def _edges(view: _View) -> list[str]:
+def _edges(view: _View, edges: tuple[DrawnEdge, ...]) -> list[str]:
     lines: list[str] = []
     externals: dict[str, str] = {}
-    graph = machine_graph(view.model)
-    transitions = {transition.id: transition for transition in view.model.transitions()}
-    for edge in graph.edges:
-        transition = transitions[edge.transition_id]
+    for edge in edges:
+        transition = edge.transition
         source = view.visible(edge.source_id)
         target = view.visible(edge.target_id)
         if source is None and target is None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from statekit.model.core import MachineModel
 from statekit.render.dot import DrawOptions, machine_dot
+from statekit.render.edges import DrawnEdge, drawn_edges
 from statekit.render.engine import LayoutEngine, RenderUnavailable, find_engine, run_engine
 
 #: PNG resolution: twice Graphviz's 72 dpi, so 12 pt labels are 24 px high and stay legible.
@@ -62,10 +63,11 @@ def render_png(
     *,
     engine: LayoutEngine | None = None,
     dpi: int = PNG_DPI,
+    edges: tuple[DrawnEdge, ...] | None = None,
 ) -> PngImage:
     """The machine (or the part `options` selects) as PNG bytes with their pixel size."""
     arguments = (f"-Gdpi={dpi}", f"-Gsize={PNG_MAX_INCHES},{PNG_MAX_INCHES}")
-    data = run_engine(_engine(engine), machine_dot(model, options), "png", arguments)
+    data = run_engine(_engine(engine), machine_dot(model, options, edges), "png", arguments)
     width, height = png_size(data)
     root = options.root_id if options is not None else None
     return PngImage(data, width, height, root)
@@ -93,9 +95,10 @@ def render_parent_pngs(
     """One PNG per parent, in the order given; engine runs overlap on `workers` threads."""
     chosen = _engine(engine)
     views = [parent_view(model, parent_id, direction) for parent_id in parent_ids]
+    edges = drawn_edges(model)  # resolved once for every image
 
     def draw(view: DrawOptions) -> PngImage:
-        image = render_png(model, view, engine=chosen)
+        image = render_png(model, view, engine=chosen, edges=edges)
         return replace(image, parent_node_id=view.root_id)
 
     if len(views) <= 1 or workers <= 1:

@@ -441,7 +441,7 @@
     var boxes = new Map();
     // the frame of the current parent
     var frame = el("g", { "class": "level", "data-parent-id": view.parentId }, viewport);
-    el("rect", { "class": "frame", x: 0, y: 0, width: frameW, height: frameH, rx: 10 }, frame);
+    var frameRect = el("rect", { "class": "frame", x: 0, y: 0, width: frameW, height: frameH, rx: 10 }, frame);
     var title = el("text", { "class": "frame-title", x: 12, y: 20 }, frame);
     title.textContent = parent.label + (parent.type === "parallel" ? " (parallel)" : "");
     level.childIds.forEach(function (id) {
@@ -462,8 +462,25 @@
       });
     }
     drawEdges(level, boxes, { x: 0, y: 0, w: frameW, h: frameH });
+    growFrame(frameRect, frameW, frameH);
     view.bounds = contentBounds({ x: 0, y: 0, width: frameW, height: frameH });
     updateChrome();
+  }
+
+  // Labels are placed after the layout, so the frame grows to hold any that stick out of it.
+  function growFrame(frameRect, frameW, frameH) {
+    var left = 0, top = 0, right = frameW, bottom = frameH;
+    var inside = viewport.querySelectorAll("[data-state-id], .edge-label");
+    for (var i = 0; i < inside.length; i++) {
+      if (inside[i].closest("[data-ghost-id]")) { continue; }
+      var b;
+      try { b = inside[i].getBBox(); } catch (e) { continue; }
+      if (!b || (!b.width && !b.height)) { continue; }
+      left = Math.min(left, b.x - 12); top = Math.min(top, b.y - 12);
+      right = Math.max(right, b.x + b.width + 12); bottom = Math.max(bottom, b.y + b.height + 12);
+    }
+    frameRect.setAttribute("x", left); frameRect.setAttribute("y", top);
+    frameRect.setAttribute("width", right - left); frameRect.setAttribute("height", bottom - top);
   }
 
   // Everything drawn (ghost states and self-loops may stick out of the frame), with a margin.
