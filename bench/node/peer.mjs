@@ -119,12 +119,17 @@ function measure(label, newInstance, spec, args) {
   const events = makeEvents(spec, count);
   const expectedFinal = expectedAfter(spec, count);
   const timings = [];
+  const cpuTimings = [];
   for (let r = 0; r < args.repeats; r++) {
     const instance = newInstance();
     globalThis.gc?.(); // with --expose-gc: start each repeat without the previous garbage
+    const cpuStarted = process.cpuUsage();
     const started = performance.now();
     instance.run(events);
     timings.push((performance.now() - started) / 1000);
+    // CPU time of the whole process: V8's helper threads (GC, compiler) count too.
+    const cpu = process.cpuUsage(cpuStarted);
+    cpuTimings.push((cpu.user + cpu.system) / 1e6);
     if (!same(instance.leaves(), expectedFinal)) {
       return { ...result, error: `after ${count} events ended in ${instance.leaves()}, expected ${expectedFinal}` };
     }
@@ -139,6 +144,7 @@ function measure(label, newInstance, spec, args) {
     best_seconds: best,
     events_per_second: count / best,
     median_events_per_second: count / median,
+    events_per_cpu_second: count / Math.max(Math.min(...cpuTimings), 1e-9),
   };
 }
 

@@ -133,12 +133,15 @@ def measure(
     events = _events(peer, spec, count)
     expected_final = _expected_after(spec, count)
     timings: list[float] = []
+    cpu_timings: list[float] = []
     for _ in range(repeats):
         instance = peer.new_instance()
         gc.collect()  # start each repeat without the previous repeat's garbage
+        cpu_started = time.process_time()
         started = time.perf_counter()
         instance.run(events)
         timings.append(time.perf_counter() - started)
+        cpu_timings.append(time.process_time() - cpu_started)
         final = sorted(instance.leaves())
         if final != expected_final:
             result["error"] = f"after {count} events ended in {final}, expected {expected_final}"
@@ -150,6 +153,7 @@ def measure(
         best_seconds=best,
         events_per_second=count / best,
         median_events_per_second=count / statistics.median(timings),
+        events_per_cpu_second=count / max(min(cpu_timings), 1e-9),
     )
     return result
 
