@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.implementations import ActionArgs, Assign
+from statekit.engine.inline import JS_MARKER, evaluate_inline, is_inline
 from statekit.errors import EngineError
 from statekit.model.core import Action, EnqueueBranch
 from statekit.model.parse import parse_action
@@ -99,16 +100,40 @@ def apply_assign(snapshot: Snapshot, event: Event, assignment: Assign, params: A
     return snapshot.clone(context={**snapshot.context, **update})
 
 
-def _value(field_value: Any, args: ActionArgs, params: Any) -> Any:
-    return field_value(args, params) if callable(field_value) else field_value
+def _assignment(assignment: Any, evaluator: Any) -> Assign:
+    """An `Assign` for a built-in assign's `assignment`, running inline code through `evaluator`."""
+    if isinstance(assignment, Assign):
+        return assignment
+    if is_inline(assignment):  # assign(({context, event}) => ({...}))
+        code = assignment[JS_MARKER]
+        return Assign(lambda args, params: evaluate_inline(
+            evaluator, code, {"context": args.context, "event": args.event}, params, "assign"))
+    if any(is_inline(value) for value in assignment.values()):
+        return Assign({key: _inline_assigner(value[JS_MARKER], evaluator, key) if is_inline(value) else value
+                       for key, value in assignment.items()})
+    return Assign(assignment)
+
+
+def _inline_assigner(code: str, evaluator: Any, key: str) -> Any:
+    return lambda args, params: evaluate_inline(
+        evaluator, code, {"context": args.context, "event": args.event}, params, f"assign of '{key}'")
+
+
+def _value(field_value: Any, args: ActionArgs, params: Any, evaluator: Any = None) -> Any:
+    if callable(field_value):
+        return field_value(args, params)
+    if is_inline(field_value):
+        return evaluate_inline(evaluator, field_value[JS_MARKER], {"context": args.context, "event": args.event}, params)
+    return field_value
 
 
 def _resolve_delay(snapshot: Snapshot, delay: Any, args: ActionArgs, params: Any) -> int | float | None:
+    ev = snapshot.machine.implementations.evaluator
     if isinstance(delay, str):
         configured = snapshot.machine.implementations.delays.get(delay)
         resolved = configured(args, params) if callable(configured) else configured
     else:
-        resolved = _value(delay, args, params)
+        resolved = _value(delay, args, params, ev)
     if isinstance(resolved, bool) or not isinstance(resolved, int | float):
         return None
     return resolved
@@ -124,12 +149,12 @@ def _resolve_builtin(
 ) -> Snapshot:
     fields = action.fields
     args = ActionArgs(snapshot.context, event)
+    ev = snapshot.machine.implementations.evaluator
     kind = action.type
     if kind == "xstate.assign":
-        assignment = fields["assignment"]
-        return apply_assign(snapshot, event, assignment if isinstance(assignment, Assign) else Assign(assignment), params)
+        return apply_assign(snapshot, event, _assignment(fields["assignment"], ev), params)
     if kind == "xstate.raise":
-        raised = _value(fields["event"], args, params)
+        raised = _value(fields["event"], args, params, ev)
         delay = _resolve_delay(snapshot, fields.get("delay"), args, params)
         if delay is None:
             ctx.internal_queue.append(raised)
@@ -138,19 +163,19 @@ def _resolve_builtin(
     if kind in ("xstate.sendTo", "xstate.sendParent"):
         return _resolve_send(snapshot, event, ctx, action, params, deferred_actor_ids)
     if kind == "xstate.emit":
-        ctx.actions.append(ExecutableAction(kind, {"event": _value(fields["event"], args, params)}, args))
+        ctx.actions.append(ExecutableAction(kind, {"event": _value(fields["event"], args, params, ev)}, args))
         return snapshot
     if kind == "xstate.log":
-        value = _value(fields["value"], args, params) if "value" in fields else {"context": snapshot.context, "event": event}
+        value = _value(fields["value"], args, params, ev) if "value" in fields else {"context": snapshot.context, "event": event}
         ctx.actions.append(ExecutableAction(kind, _defined(value=value, label=fields.get("label")), args))
         return snapshot
     if kind == "xstate.cancel":
-        ctx.actions.append(ExecutableAction(kind, {"sendId": _value(fields["sendId"], args, params)}, args))
+        ctx.actions.append(ExecutableAction(kind, {"sendId": _value(fields["sendId"], args, params, ev)}, args))
         return snapshot
     if kind == "xstate.spawnChild":
         return _resolve_spawn(snapshot, ctx, fields, args, params)
     if kind == "xstate.stopChild":
-        reference = _value(fields["actorRef"], args, params)
+        reference = _value(fields["actorRef"], args, params, ev)
         child = snapshot.children.get(reference) if isinstance(reference, str) else None
         children = snapshot.children
         if child is not None:
@@ -183,9 +208,10 @@ def _resolve_send(
 ) -> Snapshot:
     fields = action.fields
     args = ActionArgs(snapshot.context, event)
-    sent = _value(fields["event"], args, params)
+    ev = snapshot.machine.implementations.evaluator
+    sent = _value(fields["event"], args, params, ev)
     delay = _resolve_delay(snapshot, fields.get("delay"), args, params)
-    to = "#_parent" if action.type == "xstate.sendParent" else _value(fields["to"], args, params)
+    to = "#_parent" if action.type == "xstate.sendParent" else _value(fields["to"], args, params, ev)
     target: Any = None
     if to == "#_parent":
         target = None  # the pure engine's root actor has no parent
@@ -209,12 +235,13 @@ def _resolve_spawn(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, 
     from statekit.engine.snapshot import ChildRef
 
     src = fields["src"]
-    spawn_id = _value(fields.get("id"), args, params)
+    ev = snapshot.machine.implementations.evaluator
+    spawn_id = _value(fields.get("id"), args, params, ev)
     key = spawn_id if isinstance(spawn_id, str) else "undefined"  # JS: children[undefined]
     ref: ChildRef | None = None
     resolved_input = None
     if src in snapshot.machine.implementations.actors:
-        resolved_input = _value(fields.get("input"), args, params)
+        resolved_input = _value(fields.get("input"), args, params, ev)
         ref = ChildRef(id=key, src=src, input=resolved_input, system_id=fields.get("systemId"))
     children: dict[str, ChildRef | None] = {**snapshot.children, key: ref}
     ctx.actions.append(

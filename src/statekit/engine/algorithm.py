@@ -12,6 +12,7 @@ from typing import Any
 
 from statekit.engine.actions import ActionContext, resolve_actions
 from statekit.engine.guards import evaluate_guard
+from statekit.engine.inline import JS_MARKER, evaluate_inline, is_inline
 from statekit.engine.machine import Machine, Node, RuntimeTransition
 from statekit.engine.plan import MAX_PLANS, build_plan, plan_key
 from statekit.engine.snapshot import Snapshot
@@ -92,41 +93,40 @@ def _message(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-def _active_children(node: Node, node_set: frozenset[Node]) -> list[Node]:
-    """The children XState's state value names: it completes the active set with defaults."""
-    if node.type == "parallel":
-        return node.regions
-    for child in node.children.values():
-        if child in node_set:
-            return [child]
-    return node.initial_target[:1]
+def _child_by_key(node: Node, key: str) -> Node:
+    """`getStateNode(stateNode, key)` for a key of a state value."""
+    child = node.children.get(key)
+    if child is None:
+        if key.startswith("#"):
+            return node.machine.node_by_id(key)
+        raise EngineError(f"Child state '{key}' does not exist on '{node.id}'")
+    return child
 
 
-def transition_node(node: Node, snapshot: Snapshot, event: Event, node_set: frozenset[Node],
+def transition_node(node: Node, value: Any, snapshot: Snapshot, event: Event,
                     probe: list[bool]) -> list[RuntimeTransition] | None:
-    """`transitionNode`, walking the active tree instead of the state value (same order)."""
-    if node.type == "compound":
-        active = _active_children(node, node_set)
-        if active:
-            child = active[0]
-            inner = (
-                node_next(child, snapshot, event, probe)
-                if child.type in ("atomic", "final") or not child.children
-                else transition_node(child, snapshot, event, node_set, probe)
-            )
-            if inner:
-                return inner
-        return node_next(node, snapshot, event, probe)
-    if node.type == "parallel":
-        collected: list[RuntimeTransition] = []
-        for region in _active_children(node, node_set):
-            inner = transition_node(region, snapshot, event, node_set, probe)
-            if inner:
-                collected.extend(inner)
-        if collected:
-            return collected
-        return node_next(node, snapshot, event, probe)
-    return node_next(node, snapshot, event, probe)
+    """`transitionNode`: walk the state value, deepest first; parallel regions in value order.
+
+    The walk follows the value, not the node tree: after a machine is done its node list is
+    reversed, and a corrupted configuration (two active children of one compound state) reads
+    as a parallel value; XState selects by the value in both cases, and so does this.
+    """
+    if isinstance(value, str):  # transitionAtomicNode
+        inner = node_next(_child_by_key(node, value), snapshot, event, probe)
+        return inner or node_next(node, snapshot, event, probe)
+    keys = list(value)
+    if len(keys) == 1:  # transitionCompoundNode
+        inner = transition_node(_child_by_key(node, keys[0]), value[keys[0]], snapshot, event, probe)
+        return inner or node_next(node, snapshot, event, probe)
+    collected: list[RuntimeTransition] = []  # transitionParallelNode
+    for key in keys:
+        sub_value = value[key]
+        if sub_value is None or sub_value == "":  # JS `!subStateValue` ({} is truthy)
+            continue
+        inner = transition_node(_child_by_key(node, key), sub_value, snapshot, event, probe)
+        if inner:
+            collected.extend(inner)
+    return collected or node_next(node, snapshot, event, probe)
 
 
 def select_transitions(snapshot: Snapshot, event: Event) -> list[RuntimeTransition]:
@@ -137,7 +137,7 @@ def select_transitions(snapshot: Snapshot, event: Event) -> list[RuntimeTransiti
     if cached is not None:
         return cached
     probe = [False]
-    result = transition_node(machine.root, snapshot, event, snapshot.node_set, probe) or []
+    result = transition_node(machine.root, snapshot.value, snapshot, event, probe) or []
     if not probe[0]:
         if len(machine.selections) >= MAX_PLANS:
             machine.selections.clear()
@@ -459,7 +459,8 @@ def microstep(
         if final is not None:
             if final.parent_done_id is not None:
                 node = entry.node
-                output = _resolve_output(node.output, next_snapshot.context, event) if node.has_output else None
+                output = (_resolve_output(node.output, next_snapshot.context, event, machine.implementations.evaluator)
+                          if node.has_output else None)
                 ctx.internal_queue.append({"type": f"xstate.done.state.{final.parent_done_id}", "output": output})
             for parallel_id in final.parallel_done_ids:
                 ctx.internal_queue.append({"type": f"xstate.done.state.{parallel_id}", "output": None})
@@ -477,11 +478,13 @@ def microstep(
     return next_snapshot.clone(nodes=next_nodes, history=history)
 
 
-def _resolve_output(mapper: Any, context: Any, event: Event) -> Any:
+def _resolve_output(mapper: Any, context: Any, event: Event, evaluator: Any = None) -> Any:
     if callable(mapper):
         from statekit.engine.implementations import ActionArgs
 
         return mapper(ActionArgs(context, event), None)
+    if is_inline(mapper):
+        return evaluate_inline(evaluator, mapper[JS_MARKER], {"context": context, "event": event}, None, "output")
     return mapper
 
 
@@ -489,12 +492,13 @@ def _machine_output(snapshot: Snapshot, event: Event, completion: Node) -> Any:
     root = snapshot.machine.root
     if not root.has_output:
         return None
+    evaluator = snapshot.machine.implementations.evaluator
     completion_output = (
-        _resolve_output(completion.output, snapshot.context, event)
+        _resolve_output(completion.output, snapshot.context, event, evaluator)
         if completion.has_output and completion.parent is not None else None
     )
     done_event = {"type": f"xstate.done.state.{completion.id}", "output": completion_output}
-    return _resolve_output(root.output, snapshot.context, done_event)
+    return _resolve_output(root.output, snapshot.context, done_event, evaluator)
 
 
 def macrostep(snapshot: Snapshot, event: Event, ctx: ActionContext) -> Snapshot:
@@ -552,10 +556,15 @@ def initial_snapshot(machine: Machine, ctx: ActionContext, input_value: Any) -> 
     # JS leaves `input` undefined when none is given, and JSON then omits it.
     init_event: dict[str, Any] = {"type": XSTATE_INIT} if input_value is None else {"type": XSTATE_INIT, "input": input_value}
     config_context = machine.model.context
-    context: Any = config_context if (config_context and not callable(config_context)) else {}
+    inline_context = is_inline(config_context)
+    context: Any = config_context if (config_context and not callable(config_context) and not inline_context) else {}
     snapshot = Snapshot(machine, (machine.root,), context)
     try:
-        if callable(config_context):
+        if inline_context:
+            code = config_context[JS_MARKER]
+            snapshot = snapshot.clone(context=evaluate_inline(
+                machine.implementations.evaluator, code, {"input": input_value}, None, "context"))
+        elif callable(config_context):
             from statekit.engine.implementations import ActionArgs, Assign
 
             context_factory = config_context

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from statekit.engine.implementations import ActionArgs
+from statekit.engine.inline import evaluate_inline
 from statekit.errors import EngineError
 from statekit.model.core import Guard
 from statekit.model.parse import parse_guard
@@ -28,6 +29,10 @@ def evaluate_guard(guard: Guard, context: Any, event: Mapping[str, Any], snapsho
     machine = snapshot.machine
     implementation = machine.implementations.guards.get(guard_type)
     if implementation is None:
+        if guard.code is not None:  # an inline guard function, kept as source
+            args = {"context": context, "event": event}
+            return bool(evaluate_inline(machine.implementations.evaluator, guard.code, args,
+                                        guard.params if guard.has_params else None, "a guard"))
         raise EngineError(f"Guard '{guard_type}' is not implemented.'.")
     if not callable(implementation):
         # A guard implemented as another guard (a name or a guard object).

@@ -69,6 +69,8 @@ class Implementations:
     #: Actor logic by `src` name. The pure engine never runs actors; a known name is what
     #: makes an invoked or spawned child exist (as in XState's inert actor scope).
     actors: Mapping[str, Any] = field(default_factory=dict)
+    #: Runs inline JavaScript functions (see `statekit.engine.inline`); None: none allowed.
+    evaluator: Any = None
 
     def merged(self, other: Implementations) -> Implementations:
         """These implementations with `other`'s taking precedence (XState's `provide`)."""
@@ -77,6 +79,7 @@ class Implementations:
             actions={**self.actions, **other.actions},
             delays={**self.delays, **other.delays},
             actors={**self.actors, **other.actors},
+            evaluator=other.evaluator if other.evaluator is not None else self.evaluator,
         )
 
 

@@ -140,6 +140,7 @@ class Machine:
         #: Caches of structural results (see plan.py and algorithm.select_transitions).
         self.plans: dict[tuple[object, ...], Any] = {}
         self.selections: dict[tuple[object, ...], list[RuntimeTransition]] = {}
+        self.values: dict[tuple[Node, ...], Any] = {}
         self._resolver = Resolver(model)
         for node in self.nodes:
             self._initialize(node)

@@ -94,7 +94,15 @@ class Snapshot:
     def value(self) -> StateValue:
         """The state value: a string for one atomic child, else a nested dict."""
         if self._value is None:
-            self._value = state_value(self.machine, self.nodes)
+            # The value depends only on the node list, so the machine caches it per list.
+            cache = self.machine.values
+            value = cache.get(self.nodes)
+            if value is None:
+                value = state_value(self.machine, self.nodes)
+                if len(cache) >= 8192:
+                    cache.clear()
+                cache[self.nodes] = value
+            self._value = value
         return self._value
 
     @property

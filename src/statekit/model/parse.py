@@ -279,6 +279,10 @@ def _parse_transition(
 ) -> Transition:
     if item is None or isinstance(item, str):
         item = {"target": item}
+    elif isinstance(item, list | tuple):
+        # XState spreads a nested array as an object of index keys: no target, guard or
+        # actions, so it is a targetless transition that does nothing.
+        item = {}
     if not isinstance(item, Mapping):
         raise MachineDefinitionError("a transition must be a target string or an object", where)
     raw_target = item.get("target")
