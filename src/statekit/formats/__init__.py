@@ -188,6 +188,9 @@ def get_format(name: str) -> Format:
 
 
 def _source_of(value: Any) -> Source:
+    if isinstance(value, bytes):  # a document read from a file: only SCXML readers take bytes
+        encoding = "utf-16" if value[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+        return Source(text=value.decode(encoding, errors="replace"), data=None)
     if isinstance(value, str):
         stripped = value.lstrip("\ufeff").strip()
         data: Any = None
@@ -223,7 +226,15 @@ def detect_format(value: Any) -> str:
 
 def read_any(value: Any, from_format: str | None = None) -> ReadOutcome:
     """Read `value` in `from_format` (detected when None) into the model."""
-    name = get_format(from_format).name if from_format else detect_format(value)
+    if from_format:
+        name = get_format(from_format).name
+    else:
+        try:
+            name = detect_format(value)
+        except ToolError:
+            if "xstate" not in formats():
+                raise
+            name = "xstate"  # its reader says precisely why the text is not a config
     spec = get_format(name)
     if spec.read is None:
         raise ToolError("invalid_input", f"format {name!r} cannot be read")

@@ -145,10 +145,20 @@ class _GuardParser:
             self.pos += 1
             return {"type": "xstate.not", "guard": self._unary()}
         if self._take("("):
-            inner = self._or()
-            if not self._take(")"):
+            start = self.pos
+            try:
+                inner = self._or()
+                if self._take(")"):
+                    return inner
+            except _GuardSyntaxError:
+                pass
+            # A parenthesized expression outside the grammar is one opaque condition, so that
+            # `isOk && (x > 1)` stays a combination of a named guard and an expression.
+            end = _closing_paren(self.text, start)
+            if end < 0:
                 raise _GuardSyntaxError
-            return inner
+            self.pos = end + 1
+            return {"type": "scxml.cond", "params": {"expr": self.text[start:end].strip()}}
         return self._atom()
 
     def _atom(self) -> Any:
@@ -198,6 +208,28 @@ class _GuardParser:
         value = self.text[self.pos + 1: end]
         self.pos = end + 1
         return value
+
+
+def _closing_paren(text: str, start: int) -> int:
+    """The index of the `)` closing a `(` just before `start` (quotes respected), or -1."""
+    depth, quote, index = 1, "", start
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return -1
 
 
 def parse_guard_expr(text: str) -> Any | None:

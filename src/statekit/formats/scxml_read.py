@@ -123,6 +123,7 @@ class ScxmlReader:
         self.by_sid: dict[str, _RawState] = {}
         self.needs_id: set[str] = set()
         self.context: dict[str, Any] = {}
+        self.has_datamodel = False
         self._generated = 0
         self._warned: set[str] = set()
         name = root.get("name")
@@ -181,9 +182,10 @@ class ScxmlReader:
         initial = self._initial(self.root, self.top, "")
         if initial is not None:
             config["initial"] = initial
-        if self.context:
-            config["context"] = self.context
         config["states"] = {raw.key: self._state_config(raw) for raw in self.top}
+        if self.has_datamodel:  # after the states: their <datamodel>s join the context
+            config = {**{k: v for k, v in config.items() if k != "states"}, "context": self.context,
+                      "states": config["states"]}
         for sid in self.needs_id:
             raw = self.by_sid[sid]
             # `id` first, as people write it; `_rebuild` re-links the replaced dict.
@@ -236,6 +238,7 @@ class ScxmlReader:
         return children[0].key if children else None
 
     def _datamodel(self, element: ET.Element, where: str) -> None:
+        self.has_datamodel = True
         for data in element:
             if not is_scxml(data, "data"):
                 continue
@@ -326,8 +329,7 @@ class ScxmlReader:
         invoke: dict[str, Any] = {"src": element.get("src") or element.get("type") or "scxml.invoke"}
         if element.get("id"):
             invoke["id"] = element.get("id")
-        simple = set(element.attrib) <= {"src", "id", "type"} and len(element) == 0 and element.get("type") in (
-            None, "scxml", "http://www.w3.org/TR/scxml/")
+        simple = set(element.attrib) <= {"src", "id"} and len(element) == 0
         if not simple:
             invoke["scxml"] = element_xml(element)
             self.warn("invoke_kept", "this <invoke> has content, parameters or expressions XState cannot hold; it is "
@@ -365,8 +367,8 @@ class ScxmlReader:
                     after.setdefault(key, []).append(transition)
                 elif kind == "onDone":
                     done.append(transition)
-                else:
-                    invoke_handlers[int(key)].setdefault(kind, []).append(transition)
+                else:  # invoke.onDone / invoke.onError / invoke.onSnapshot
+                    invoke_handlers[int(key)].setdefault(kind.split(".", 1)[1], []).append(transition)
         if on:
             config["on"] = on
         if always:
@@ -405,12 +407,15 @@ class ScxmlReader:
             return "on", f"xstate.done.state.{target_sid}"
         invoke_ids = [inv.get("id") for inv in invokes]
         for prefix, kind, xstate_prefix in (
-            ("done.invoke", "onDone", "xstate.done.actor"),
-            ("xstate.error.actor", "onError", "xstate.error.actor"),
-            ("xstate.snapshot", "onSnapshot", "xstate.snapshot"),
+            ("done.invoke", "invoke.onDone", "xstate.done.actor"),
+            ("xstate.error.actor", "invoke.onError", "xstate.error.actor"),
+            ("xstate.snapshot", "invoke.onSnapshot", "xstate.snapshot"),
         ):
-            if event == prefix and len(invokes) == 1:
-                return kind, "0"
+            if event == prefix:
+                if len(invokes) == 1 and "id" not in invokes[0]:
+                    return kind, "0"
+                # Any invoke's event, as SCXML's prefix matching means: XState's wildcard.
+                return "on", f"{xstate_prefix}.*"
             if event.startswith(prefix + "."):
                 invoke_id = event[len(prefix) + 1:]
                 if invoke_id in invoke_ids:
@@ -580,6 +585,10 @@ class ScxmlReader:
             return self._keep(element, where, f"has a delay {delay_text!r} that is not a time")
         target = element.get("target")
         action: dict[str, Any]
+        if target is None and delay is None:
+            # A plain <send> goes to the external queue: after the current macrostep, as an
+            # XState `raise` with a delay (of 0) is; `raise` without delay is the internal queue.
+            delay = 0
         if target in (None, "#_internal"):
             action = {"type": "xstate.raise", "event": event}
         elif target == "#_parent":

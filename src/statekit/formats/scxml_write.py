@@ -178,6 +178,11 @@ class ScxmlWriter:
     def _state(self, node: StateNode) -> ET.Element:
         where = self.where[node.id]
         tag = {"parallel": "parallel", "final": "final", "history": "history"}.get(node.type, "state")
+        parent = self.resolver.parents.get(node.id)
+        if tag == "final" and parent is not None and parent.type == "parallel":
+            self.warn("final_in_parallel", "SCXML allows no <final> directly inside <parallel>; written as an atomic "
+                      "<state>", where)
+            tag = "state"
         element = ET.Element(_Q + tag, {"id": self.sids[node.id]})
         self._annotation_losses(node, where)
         if node.type == "history":
@@ -185,11 +190,12 @@ class ScxmlWriter:
                 element.set("type", str(node.history_given))
             elif node.history == "deep":
                 element.set("type", "deep")
-            if node.target:
-                default = ET.SubElement(element, _Q + "transition")
-                targets = self._targets(node, node.target, _join(where, "target"))
-                if targets:
-                    default.set("target", " ".join(self.sids[t.id] for t in targets))
+            # SCXML requires the default transition; XState's default is the parent's initial state.
+            default = ET.SubElement(element, _Q + "transition")
+            targets = self._targets(node, node.target, _join(where, "target")) if node.target else (
+                self._parent_initial(node))
+            if targets:
+                default.set("target", " ".join(self.sids[t.id] for t in targets))
             self._history_losses(node, where)
             return element
         if node.type == "compound":
@@ -201,7 +207,11 @@ class ScxmlWriter:
             else:
                 self.warn("missing_initial", "no initial state: SCXML enters the first child", where)
         after_events: dict[str, int | float] = {}
-        transitions = [self._transition(node, t, after_events) for t in node.transitions]
+        # SCXML picks the first enabled transition in document order; XState tries exact event
+        # names first, then longer wildcard descriptors. Writing the transitions in XState's
+        # order keeps the selection the same (a stable sort: same-rank order is kept).
+        ordered = sorted(node.transitions, key=_selection_rank)
+        transitions = [self._transition(node, t, after_events) for t in ordered]
         entry = self._actions(node.entry, _join(where, "entry"))
         exit_ = self._actions(node.exit, _join(where, "exit"))
         for event, delay in after_events.items():
@@ -211,14 +221,14 @@ class ScxmlWriter:
             ET.SubElement(element, _Q + "onentry").extend(entry)
         if exit_:
             ET.SubElement(element, _Q + "onexit").extend(exit_)
-        if node.type == "final":
+        if tag == "final":
             if node.has_output:
                 donedata = ET.SubElement(element, _Q + "donedata")
                 content = ET.SubElement(donedata, _Q + "content")
                 expr = self._literal(node.output, _join(where, "output"))
                 if expr is not None:
                     content.set("expr", expr)
-            for transition, item in zip(node.transitions, transitions, strict=True):
+            for transition, item in zip(ordered, transitions, strict=True):
                 if item is not None:
                     self.warn("final_transition_lost", "a final state has no transitions in SCXML",
                               self._transition_where(transition))
@@ -233,6 +243,15 @@ class ScxmlWriter:
         for child in node.children:
             element.append(self._state(child))
         return element
+
+    def _parent_initial(self, node: StateNode) -> list[StateNode]:
+        parent = self.resolver.parents.get(node.id)
+        if parent is None:
+            return []
+        if parent.type == "parallel":
+            return [child for child in parent.children if child.type != "history"]
+        initial = parent.child(parent.initial) if parent.initial else None
+        return [initial] if initial is not None and initial.type != "history" else []
 
     def _history_losses(self, node: StateNode, where: str) -> None:
         if node.entry or node.exit:
@@ -347,6 +366,8 @@ class ScxmlWriter:
             target = self.model.nodes.get(event[len("xstate.done.state."):])
             if target is not None and target.id in self.sids:
                 return f"done.state.{self.sids[target.id]}"
+        if event == "xstate.done.actor.*":
+            return "done.invoke"  # SCXML's prefix matching: any invoke's done event
         if event.startswith("xstate.done.actor."):
             return self._token("done.invoke." + event[len("xstate.done.actor."):], where)
         return self._token(event, where)
@@ -483,8 +504,9 @@ class ScxmlWriter:
         if target is not None:
             element.set("target", target)
         elif delay is None:
-            element.set("target", "#_internal")
-        if delay is not None:
+            element.set("target", "#_internal")  # raise: the internal queue
+        # A send without target and delay is the external queue, which is XState's delay 0.
+        if delay is not None and not (target is None and delay == 0):
             element.set("delay", format_delay(delay))
         if isinstance(send_id, str):
             element.set("id", send_id)
@@ -493,6 +515,17 @@ class ScxmlWriter:
             if expr is not None:
                 ET.SubElement(element, _Q + "param", {"name": str(key), "expr": expr})
         return [element]
+
+
+def _selection_rank(transition: Transition) -> tuple[int, int]:
+    if transition.kind != "on":
+        return (0, 0)
+    event = transition.event
+    if event == "*":
+        return (2, 0)
+    if event.endswith(".*"):
+        return (1, -len(event))
+    return (0, 0)
 
 
 def _raise(writer: ScxmlWriter, action: Action, where: str) -> list[ET.Element]:

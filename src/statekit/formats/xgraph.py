@@ -29,7 +29,7 @@ from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
 from statekit.model import MachineModel, StateNode, Transition, parse_machine
 from statekit.model.parse import DEFAULT_MACHINE_ID
-from statekit.model.resolve import resolve_targets
+from statekit.model.resolve import Resolver
 from statekit.model.write import action_to_config, guard_to_config
 from statekit.tools.inputs import load_text
 
@@ -62,15 +62,18 @@ def write_xgraph(model: MachineModel) -> tuple[str | dict[str, Any], list[Format
         data["context"] = model.context
     if model.extra:
         data["extra"] = dict(model.extra)
+    graph_ids = _graph_ids(model)
+    resolver = Resolver(model)
     edges: list[dict[str, Any]] = []
     used_ids: set[str] = set()
-    for transition in model.transitions():
-        edges.append(_edge(model, transition, used_ids))
+    for node in root.walk():
+        for transition in node.transitions:
+            edges.append(_edge(resolver, node, transition, graph_ids, used_ids))
     graph = {
         "id": model.id,
         "type": "directed",
-        "initialNodeId": initial_child.id if initial_child is not None else None,
-        "nodes": [_node(node) for node in root.walk()],
+        "initialNodeId": graph_ids[initial_child.path] if initial_child is not None else None,
+        "nodes": [_node(node, graph_ids) for node in root.walk()],
         "edges": edges,
         "data": data,
     }
@@ -78,7 +81,24 @@ def write_xgraph(model: MachineModel) -> tuple[str | dict[str, Any], list[Format
     return plain, warnings
 
 
-def _node(node: StateNode) -> dict[str, Any]:
+def _graph_ids(model: MachineModel) -> dict[tuple[str, ...], str]:
+    """Node ids by state path: the state id, unless another state already has it (the model
+    allows duplicate explicit ids and leaves them to the validator); then the path id."""
+    result: dict[tuple[str, ...], str] = {}
+    used: set[str] = set()
+    for node in model.root.walk():
+        candidate = node.id
+        if candidate in used:
+            candidate = ".".join((model.root.key, *node.path))
+        unique, number = candidate, 2
+        while unique in used:
+            unique, number = f"{candidate}~{number}", number + 1
+        used.add(unique)
+        result[node.path] = unique
+    return result
+
+
+def _node(node: StateNode, graph_ids: dict[tuple[str, ...], str]) -> dict[str, Any]:
     initial = node.child(node.initial) if node.initial else None
     data: dict[str, Any] = {"key": node.key, "type": node.type}
     if node.type_given:
@@ -105,9 +125,9 @@ def _node(node: StateNode) -> dict[str, Any]:
         data["extra"] = dict(node.extra)
     return {
         "type": "node",
-        "id": node.id,
-        "parentId": node.parent_id,
-        "initialNodeId": initial.id if initial is not None else None,
+        "id": graph_ids[node.path],
+        "parentId": graph_ids[node.path[:-1]] if node.path else None,
+        "initialNodeId": graph_ids[initial.path] if initial is not None else None,
         "label": node.description or node.key,
         "data": data,
     }
@@ -125,7 +145,19 @@ def _invoke(invoke: Any) -> dict[str, Any]:
     return item
 
 
-def _edge_label(model: MachineModel, transition: Transition) -> str:
+def _resolved_targets(resolver: Resolver, source: StateNode, transition: Transition) -> list[StateNode]:
+    if not transition.targets:
+        return []
+    result: list[StateNode] = []
+    for target in transition.targets:
+        try:
+            result.append(resolver.resolve_target(source, target))
+        except MachineDefinitionError:
+            continue  # an unresolvable target stays in data.targets; the validator reports it
+    return result
+
+
+def _edge_label(source: StateNode, transition: Transition) -> str:
     if transition.kind == "on":
         return transition.event
     if transition.kind == "always":
@@ -134,13 +166,15 @@ def _edge_label(model: MachineModel, transition: Transition) -> str:
         return f"after {transition.delay}"
     if transition.kind == "onDone":
         return "done"
-    source = model.nodes[transition.source_id]
     invoke = source.invoke[transition.invoke_index or 0]
     return f"{invoke.src}.{transition.kind.split('.', 1)[1]}"
 
 
-def _edge(model: MachineModel, transition: Transition, used_ids: set[str]) -> dict[str, Any]:
-    resolved = [t for t in resolve_targets(model, transition) if t is not None] if transition.targets else []
+def _edge(
+    resolver: Resolver, source: StateNode, transition: Transition, graph_ids: dict[tuple[str, ...], str],
+    used_ids: set[str],
+) -> dict[str, Any]:
+    resolved = _resolved_targets(resolver, source, transition)
     data: dict[str, Any] = {"kind": transition.kind, "event": transition.event}
     if transition.kind == "after":
         data["delay"] = transition.delay
@@ -158,8 +192,11 @@ def _edge(model: MachineModel, transition: Transition, used_ids: set[str]) -> di
         data["meta"] = transition.meta
     if transition.extra:
         data["extra"] = dict(transition.extra)
-    edge_id = transition.id if transition.invoke_index is None else (
-        f"{transition.source_id}:{transition.kind}[{transition.invoke_index}]:{transition.index}")
+    source_id = graph_ids[source.path]
+    label = transition.event if transition.kind in ("on", "after") else transition.kind
+    if transition.invoke_index is not None:
+        label = f"{label}[{transition.invoke_index}]"
+    edge_id = f"{source_id}:{label}:{transition.index}"
     unique, number = edge_id, 2
     while unique in used_ids:
         unique, number = f"{edge_id}#{number}", number + 1
@@ -167,9 +204,9 @@ def _edge(model: MachineModel, transition: Transition, used_ids: set[str]) -> di
     return {
         "type": "edge",
         "id": unique,
-        "sourceId": transition.source_id,
-        "targetId": resolved[0].id if resolved else transition.source_id,
-        "label": _edge_label(model, transition),
+        "sourceId": source_id,
+        "targetId": graph_ids[resolved[0].path] if resolved else source_id,
+        "label": _edge_label(source, transition),
         "data": data,
     }
 

@@ -13,10 +13,9 @@ from typing import Any
 
 import yaml
 
-from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
-from statekit.model import MachineModel, machine_to_config, parse_machine
-from statekit.tools.inputs import load_machine_document
+from statekit.model import MachineModel, machine_to_config
+from statekit.tools.inputs import load_config_document, parse_config_model
 
 #: Keys that make a mapping look like a machine config rather than some other JSON.
 _CONFIG_KEYS = frozenset({"states", "initial", "on", "always", "after", "invoke", "entry", "context", "machine"})
@@ -24,15 +23,7 @@ _CONFIG_KEYS = frozenset({"states", "initial", "on", "always", "after", "invoke"
 
 def read(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
     """Parse a config object or JSON / YAML text into the model."""
-    document = load_machine_document(value)
-    try:
-        return parse_machine(document), []
-    except MachineDefinitionError as error:
-        raise ToolError(
-            "invalid_input",
-            f"invalid machine config: {error}",
-            {"issues": [{"code": "invalid_config", "severity": "error", "message": error.message, "path": error.path}]},
-        ) from None
+    return parse_config_model(load_config_document(value)), []
 
 
 def write(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning]]:

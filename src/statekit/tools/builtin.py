@@ -9,6 +9,7 @@ TOOL_MODULES = (
     "verify_tools",
     "workspace_tools",
     "visualize_tools",
+    "convert_tools",
     "change_tools",
 )
 

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from statekit.errors import MachineDefinitionError, ToolError
-from statekit.model import MachineModel, parse_machine
+from statekit.model import MachineModel, machine_to_config, parse_machine
 
 MAX_NESTING = 200
 
@@ -94,8 +94,8 @@ def _key_text(key: Any) -> str:
     return key if isinstance(key, str) else str(key)
 
 
-def load_machine_document(machine: Any) -> Any:
-    """The machine argument as config data (`{"machine": config}` unwrapped later by the parser)."""
+def load_config_document(machine: Any) -> Any:
+    """An XState config given as an object or JSON / YAML text, as config data."""
     if isinstance(machine, str):
         machine = load_text(machine)
     if not isinstance(machine, Mapping):
@@ -104,9 +104,39 @@ def load_machine_document(machine: Any) -> Any:
     return machine
 
 
-def load_model(machine: Any) -> MachineModel:
-    """Parse the machine argument into the model, or raise `invalid_input` naming the path."""
-    document = load_machine_document(machine)
+def load_machine_document(machine: Any) -> Any:
+    """The machine argument as config data (`{"machine": config}` unwrapped later by the parser).
+
+    A machine in another registered format (SCXML, XGraph, DigraphDef, Mermaid, ...) is read
+    into the model by its format and given back as the model's XState config.
+    """
+    from statekit.formats import detect_format, read_any  # formats import this module
+
+    try:
+        detected = detect_format(machine)
+    except ToolError:
+        detected = "xstate"
+    if detected != "xstate":
+        return machine_to_config(read_any(machine, detected).model)
+    return load_config_document(machine)
+
+
+def load_model(machine: Any, from_format: str | None = None) -> MachineModel:
+    """Read the machine argument (any registered format; detected when `from_format` is None)."""
+    return load_model_with_normalization(machine, from_format)[0]
+
+
+def load_model_with_normalization(machine: Any, from_format: str | None = None) -> tuple[MachineModel, dict[str, Any]]:
+    """The model plus `{format, assumed: [...], warnings: [...]}`: the source format, the defaults
+    a structure-only format filled in (`assumed_*` warnings), and every reader warning."""
+    from statekit.formats import read_any  # formats import this module
+
+    outcome = read_any(machine, from_format)
+    return outcome.model, {**outcome.normalization, "warnings": list(outcome.warnings)}
+
+
+def parse_config_model(document: Any) -> MachineModel:
+    """Parse config data into the model, or raise `invalid_input` naming the path."""
     try:
         return parse_machine(document)
     except MachineDefinitionError as error:

@@ -1,0 +1,109 @@
+"""`convert_machine`: read a machine in one format, write it in another, through the model."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from statekit.errors import ToolError
+from statekit.formats import convert, formats, readable_formats, writable_formats
+from statekit.tools.registry import ToolSpec, register
+
+WARNING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "path": {"type": "string", "description": "Where in the source (read) or the model's config (write); '' is the whole machine."},
+    },
+    "required": ["code", "message", "path"],
+    "additionalProperties": False,
+}
+
+
+def _format_names(names: list[str]) -> list[str]:
+    """Format names and their aliases, for the input schema's enums."""
+    known = formats()
+    result: list[str] = []
+    for name in names:
+        result.append(name)
+        result.extend(known[name].aliases)
+    return result
+
+
+def _convert(arguments: dict[str, Any]) -> dict[str, Any]:
+    if "machine" not in arguments:
+        raise ToolError("invalid_input", "`machine` is required")
+    target = arguments.get("to")
+    if not isinstance(target, str):
+        raise ToolError("invalid_input", f"`to` is required: one of {', '.join(writable_formats())}")
+    source_format = arguments.get("from")
+    if source_format is not None and not isinstance(source_format, str):
+        raise ToolError("invalid_input", "`from` must be a format name")
+    result = convert(arguments["machine"], target, source_format)
+    return {
+        "format": result["format"],
+        "content": result["content"],
+        "warnings": result["warnings"],
+        "from": result["from"],
+        "normalization": result["normalization"],
+    }
+
+
+def _summary(result: dict[str, Any]) -> str:
+    content = result["content"]
+    text = content if isinstance(content, str) else json.dumps(content, indent=2, ensure_ascii=False)
+    lines = [f"Converted {result['from']} to {result['format']} ({len(result['warnings'])} warning(s))."]
+    lines.extend(f"- {w['code']} at {w['path'] or '(root)'}: {w['message']}" for w in result["warnings"][:20])
+    if len(result["warnings"]) > 20:
+        lines.append(f"... and {len(result['warnings']) - 20} more")
+    lines.append(text)
+    return "\n".join(lines)
+
+
+register(
+    ToolSpec(
+        name="convert_machine",
+        title="Convert a state machine between formats",
+        description=(
+            "Converts a machine between XState (JSON config), SCXML, XGraph and the other registered formats "
+            "(legacy Stately DigraphDef, Mermaid and D2 sources are read too). The input format is detected "
+            "when `from` is absent. Everything is converted through one canonical model; whatever the target "
+            "cannot express is listed in `warnings` with its path, never dropped silently."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "machine": {
+                    "description": "The machine: an XState config object or text (JSON, YAML), SCXML text, an "
+                                   "XGraph or DigraphDef object or JSON text, or text of another registered format.",
+                    "anyOf": [{"type": "object"}, {"type": "string"}],
+                },
+                "from": {"type": "string", "enum": _format_names(readable_formats()),
+                         "description": "The source format; detected when absent."},
+                "to": {"type": "string", "enum": _format_names(writable_formats()), "description": "The target format."},
+            },
+            "required": ["machine", "to"],
+            "additionalProperties": False,
+        },
+        output_schema={
+            "type": "object",
+            "properties": {
+                "format": {"type": "string", "description": "The target format's canonical name."},
+                "content": {"anyOf": [{"type": "string"}, {"type": "object"}],
+                            "description": "Text (SCXML, D2, ...) or a JSON object (XState config, XGraph)."},
+                "warnings": {"type": "array", "items": WARNING_SCHEMA},
+                "from": {"type": "string", "description": "The source format, as given or detected."},
+                "normalization": {
+                    "type": "object",
+                    "description": "What a structure-only source (XGraph without semantics, Mermaid, D2) left to defaults.",
+                    "properties": {"format": {"type": "string"}, "assumed": {"type": "array", "items": WARNING_SCHEMA}},
+                    "required": ["format", "assumed"],
+                },
+            },
+            "required": ["format", "content", "warnings"],
+        },
+        function=_convert,
+        summarize=_summary,
+    )
+)
