@@ -321,12 +321,13 @@ def test_traversal_limit_is_an_error() -> None:
     assert raised.value.details == {"limit": 10}
 
 
-def test_unbounded_machine_hits_the_default_limit() -> None:
-    # Each INC assigns a new context... from a finite set; an unbounded one needs a named action,
-    # so use given events with distinct payload-free types on a wide grid instead.
-    with pytest.raises(ToolError) as raised:
+def test_limit_counts_state_event_pairs() -> None:
+    # A 4-state chain explores 3 (state, event) pairs: a limit of 3 passes, 2 does not.
+    assert paths(corpus.chain(4), limit=3)["execution"]["iterations"] == 4
+    with pytest.raises(ToolError, match="Traversal limit exceeded"):
+        paths(corpus.chain(4), limit=2)
+    with pytest.raises(ToolError, match="Traversal limit exceeded"):
         paths(corpus.grid(40, 40), limit=1000)
-    assert "Traversal limit exceeded" in raised.value.message
 
 
 def test_wildcard_descriptor_throws_like_xstate() -> None:

@@ -10,8 +10,9 @@ lengths, the simple path sets and even the order of the paths are XState's:
   `{type}` (wildcard descriptors and `xstate.after.*` types included), unless `events` is
   given: then exactly those events are tried in every state, as XState does when the
   `events` option is an array.
-- The traversal is breadth first over every (state, event) pair; each dequeued pair counts
-  one iteration, and more than `limit` iterations fail with "Traversal limit exceeded".
+- The traversal is breadth first over every (state, event) pair; exploring more than `limit`
+  pairs fails with "Traversal limit exceeded" (XState counts the start as one more iteration
+  and throws when its count passes `limit` + 1, which is the same thing).
 - A path's steps are `[{state: start, event: xstate.init}, {state: reached, event}, ...]`:
   each step's `state` is the snapshot the step's event led to (XState's `alterPath`), and
   `weight` is the number of events.
