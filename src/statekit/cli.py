@@ -165,8 +165,16 @@ def build_parser() -> argparse.ArgumentParser:
     studio.add_argument("--token", action="append", help="accepted bearer token (also STATEKIT_TOKENS)")
     studio.set_defaults(handler=_cmd_studio)
 
+    _add_tool_commands(sub)
     _add_optional_commands(sub)
     return parser
+
+
+def _add_tool_commands(sub: Any) -> None:
+    """Friendly commands that tool families define next to their tools."""
+    from statekit.tools.path_tools import add_paths_command
+
+    add_paths_command(sub)
 
 
 def _add_optional_commands(sub: Any) -> None:

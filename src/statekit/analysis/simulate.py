@@ -9,11 +9,14 @@ from statekit.analysis.validate import validate_model
 from statekit.engine.api import initial_transition, transition
 from statekit.engine.implementations import ActionArgs, Implementations
 from statekit.engine.machine import Machine
+from statekit.engine.sandbox import JsSandbox
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError, MachineDefinitionError, ToolError
 from statekit.model.core import Action, EnqueueBranch, MachineModel
 
 MAX_EVENTS = 100
+#: Microsteps one event may take when the machine sets no `options.maxIterations`.
+DEFAULT_MAX_MICROSTEPS = 10_000
 ENGINE_INFO = {"engine": "statekit", "semantics": "xstate@5", "referenceVersion": "5.33.3"}
 
 
@@ -99,9 +102,14 @@ def build_simulation_machine(model: MachineModel, guards: Mapping[str, bool] | N
     implementations = Implementations(
         guards={name: _constant(supplied.get(name, True)) for name in used | supplied.keys()},
         actors={name: {"assumed": True} for name in actors},
+        # Inline functions (from XState source) run in the QuickJS sandbox, never in Python.
+        evaluator=JsSandbox(),
     )
     try:
         machine = Machine(model, implementations)
+        if machine.max_iterations is None:
+            # XState loops for ever on an eventless cycle; a tool must answer instead.
+            machine.max_iterations = DEFAULT_MAX_MICROSTEPS
     except MachineDefinitionError as error:
         issues = [i.to_json() for i in validate_model(model) if i.severity == "error"]
         raise ToolError("invalid_input", f"the machine cannot run: {error.message}", {"issues": issues}) from None

@@ -7,7 +7,8 @@ depends on them (document order, conflict resolution, whether an eventless pass 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from statekit.engine.actions import ActionContext, resolve_actions
@@ -445,16 +446,20 @@ def microstep(
             machine.plans.clear()
         machine.plans[key] = plan
     next_snapshot = snapshot
-    for _node, exit_actions in plan.exits:
+    for exiting, exit_actions in plan.exits:
         if exit_actions:
-            next_snapshot = resolve_actions(next_snapshot, event, ctx, exit_actions, None)
+            with _located(f"the exit actions of state '{exiting.id}'"):
+                next_snapshot = resolve_actions(next_snapshot, event, ctx, exit_actions, None)
     if plan.history_updates is not None:
         history = {**history, **dict(plan.history_updates)}
-    if plan.transition_actions:
-        next_snapshot = resolve_actions(next_snapshot, event, ctx, plan.transition_actions, None)
+    for taken in plan.filtered:
+        if taken.actions:
+            with _located(f"the actions of transition '{_transition_label(taken)}'"):
+                next_snapshot = resolve_actions(next_snapshot, event, ctx, taken.actions, None)
     for entry in plan.entries:
         if entry.actions:
-            next_snapshot = resolve_actions(next_snapshot, event, ctx, entry.actions, entry.deferred_actor_ids)
+            with _located(f"the entry actions of state '{entry.node.id}'"):
+                next_snapshot = resolve_actions(next_snapshot, event, ctx, entry.actions, entry.deferred_actor_ids)
         final = entry.final
         if final is not None:
             if final.parent_done_id is not None:
@@ -476,6 +481,21 @@ def microstep(
     if plan.history_updates is None and plan.same_nodes:
         return next_snapshot
     return next_snapshot.clone(nodes=next_nodes, history=history)
+
+
+@contextlib.contextmanager
+def _located(where: str) -> Iterator[None]:
+    """Say where an action failed: the state and transition, as XState's messages do not."""
+    try:
+        yield
+    except EngineError as error:
+        if " (in the " in str(error):
+            raise
+        raise EngineError(f"{error} (in {where})") from error
+
+
+def _transition_label(transition: RuntimeTransition) -> str:
+    return transition.model.id if transition.model is not None else f"{transition.source.id}:{transition.event}"
 
 
 def _resolve_output(mapper: Any, context: Any, event: Event, evaluator: Any = None) -> Any:

@@ -183,13 +183,15 @@ class StateNode:
     #: A history state's default target, as written.
     target: tuple[str, ...] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: `children` by key (derived; a lookup instead of a scan on wide machines).
+    children_by_key: Mapping[str, StateNode] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "children_by_key", {node.key: node for node in reversed(self.children)})
 
     def child(self, key: str) -> StateNode | None:
-        """The direct child called `key`, if any."""
-        for node in self.children:
-            if node.key == key:
-                return node
-        return None
+        """The direct child called `key`, if any (the first one, should keys repeat)."""
+        return self.children_by_key.get(key)
 
     def walk(self) -> Iterator[StateNode]:
         """This node and all its descendants, in document order (pre-order)."""

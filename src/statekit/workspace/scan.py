@@ -113,8 +113,6 @@ class Workspace:
             yield from self._machines_in(relative)
 
     def _machines_in(self, relative: str) -> Iterator[tuple[WorkspaceMachine, Any]]:
-        from statekit import formats
-
         path = self.resolve_inside(relative)
         format_name = SUFFIX_FORMATS[path.suffix.lower()]
         if not _registered(format_name) or path.stat().st_size > MAX_FILE_BYTES:
