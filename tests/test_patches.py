@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -472,3 +473,11 @@ def test_documented_normalisations() -> None:
     assert comparable_config(sibling) == comparable_config(absolute)
     assert machine_to_config(sibling) != machine_to_config(absolute)
     assert not diff_models(sibling, absolute).has_changes
+
+
+def test_every_operation_is_documented() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "patches.md").read_text(encoding="utf-8")
+    for operation in OPERATIONS.values():
+        assert f"| `{operation.name}` |" in doc
+        for name in operation.fields:
+            assert f"`{name}`" in doc, (operation.name, name)

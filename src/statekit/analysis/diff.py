@@ -36,7 +36,7 @@ SEMANTIC_CHANGES_VERSION = 1
 
 #: State fields that count as structural/behavioural (they make a node "updated").
 STRUCTURAL_STATE_FIELDS = ("key", "parent", "type", "initial", "history", "historyTarget", "entry", "exit",
-                           "invoke", "tags", "output")
+                           "invoke", "tags", "output", "regionOrder")
 #: Transition fields that count as structural/behavioural (they make an edge "updated").
 STRUCTURAL_TRANSITION_FIELDS = ("source", "target", "event", "label", "guard", "actions", "reenter", "priority")
 TRANSITION_FIELD_ORDER = (*STRUCTURAL_TRANSITION_FIELDS, "description", "meta", "extra")
@@ -231,6 +231,7 @@ def _state_changes(result: MachineDiff) -> None:
         old_node = before.nodes[reverse[node.id]]
         old = _related_state_data(old_node, before, lambda i: state_map.get(i, "?" + i))
         new = _related_state_data(node, after, lambda i: i)
+        old["regionOrder"], new["regionOrder"] = _region_orders(old_node, node, state_map)
         fields = [name for name in old if canonical_json(old[name]) != canonical_json(new[name])]
         if not fields:
             continue
@@ -257,6 +258,21 @@ def _state_changes(result: MachineDiff) -> None:
         if node.id not in state_map:
             result.nodes["removed"].append(graph_node(node))
             result.changes.append({"type": "stateRemoved", "stateId": node.id})
+
+
+def _region_orders(old: StateNode, new: StateNode, state_map: dict[str, str]) -> tuple[Any, Any]:
+    """The order of the regions both versions share, when either is parallel (else None, None).
+
+    Document order of children matters only for parallel states: regions are entered, exited
+    and searched for transitions in that order. Added or removed regions are reported as
+    such, so only the relative order of the shared ones is compared here.
+    """
+    if "parallel" not in (old.type, new.type):
+        return None, None
+    new_ids = {child.id for child in new.children}
+    old_order = [state_map[c.id] for c in old.children if state_map.get(c.id) in new_ids]
+    shared = set(old_order)
+    return old_order, [c.id for c in new.children if c.id in shared]
 
 
 def _before_value(name: str, mapped: Any, node: StateNode) -> Any:

@@ -683,7 +683,8 @@ def comparable_config(model: MachineModel) -> Draft:
 
     Targets become `#<resolved id>` (the written form of a target is the applier's choice),
     `on` and `after` groups are sorted by key (their order never changes which transition is
-    selected), `history: true` is `"shallow"`, and `context: null` is no context.
+    selected), `history: true` is `"shallow"`, and `context: null` is no context. Children are
+    compared as a set except in parallel states, where their document order is semantic.
     """
     draft = draft_from_model(model)
     resolver = Resolver(model)
@@ -703,6 +704,12 @@ def comparable_config(model: MachineModel) -> Draft:
             parent = model.nodes[node.parent_id]
             resolved = [resolve_history_target(resolver, parent, t) for t in node.target]
             config["target"] = [f"#{r.id}" if r is not None else t for r, t in zip(resolved, node.target, strict=True)]
+    # Dicts compare without order; the regions' document order is semantic, so keep it
+    # (bottom-up, so that paths to deeper states still go through dicts).
+    for node in reversed(list(model.root.walk())):
+        config = state_config(draft, node)
+        if node.type == "parallel" and "states" in config:
+            config["states"] = list(config["states"].items())
     if "context" in draft and draft["context"] is None:
         del draft["context"]
     return draft

@@ -154,8 +154,12 @@ class _Generator:
             self.work.emit({"op": "renameState", "stateId": self.work.model.root.id, "newKey": self.after.root.key})
 
     def _state_tree(self, parent: StateNode) -> None:
+        # Children's document order means something only in a parallel state (the order regions
+        # are entered and selected in), so only there are children placed at their index.
+        ordered = parent.type == "parallel"
         for index, child in enumerate(parent.children):
             target_parent = self.current(parent.id)
+            place_at = index if ordered and index < len(target_parent.children) else None
             before_id = self.reverse.get(child.id)
             if before_id is None:
                 self._free_key(target_parent, child.key, None)
@@ -164,10 +168,11 @@ class _Generator:
                     patch["type"] = child.type
                 if child.type == "history" and child.history in ("shallow", "deep"):
                     patch["history"] = child.history
-                if index < len(target_parent.children):
-                    patch["index"] = index
+                if place_at is not None:
+                    patch["index"] = place_at
                 self.work.emit(patch)
-                created = self.current(parent.id).children[index]
+                created = self.current(parent.id).child(child.key)
+                assert created is not None
                 self.work.mark_state(created, f"n:{child.id}")
             else:
                 node = self.work.state(f"s:{before_id}")
@@ -182,10 +187,10 @@ class _Generator:
                     target_parent = self.current(parent.id)
                     node = self.work.state(f"s:{before_id}")
                     move: dict[str, Any] = {"op": "moveState", "stateId": node.id, "parentId": target_parent.id}
-                    if index < len(target_parent.children):
-                        move["index"] = index
+                    if place_at is not None:
+                        move["index"] = place_at
                     self.work.emit(move)
-                else:
+                elif ordered:
                     position = [c.id for c in target_parent.children].index(node.id)
                     if position != index:
                         self.work.emit({"op": "moveState", "stateId": node.id, "parentId": target_parent.id,

@@ -57,7 +57,14 @@ def render_state_diagram(model: MachineModel, highlight: dict[str, str] | None =
     names = _Names()
     lines = ["stateDiagram-v2"]
     root = model.root
-    lines.extend(_children(root, names, 1))
+    if root.type == "parallel":
+        # Mermaid separates concurrent regions (`--`) only inside a composite state.
+        lines.append(f'    state "{escape_label(root.key)}" as {names(root.id)}')
+        lines.append(f"    state {names(root.id)} {{")
+        lines.extend(_children(root, names, 2))
+        lines.append("    }")
+    else:
+        lines.extend(_children(root, names, 1))
     resolver = Resolver(model)
     for node in root.walk():
         for transition in node.transitions:
