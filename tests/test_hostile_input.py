@@ -610,19 +610,31 @@ def test_yaml_flow_nesting_cost_is_linear(monkeypatch: pytest.MonkeyPatch) -> No
 
 # -- fuzzing ----------------------------------------------------------------------------------
 
-# Keys XState gives meaning to, so that random documents reach deep into the parser. `always`
-# and `xstate.raise` are left out: a random unguarded loop would make simulate_machine spin
-# (see test_simulate.py::test_infinite_loops_stop_with_an_error_step).
-VOCABULARY = ["id", "initial", "states", "on", "after", "onDone", "invoke", "entry", "exit", "type", "target",
+# Keys XState gives meaning to, so that random documents reach deep into the parser (random
+# `always` and `xstate.raise` loops end with an error step thanks to simulate's iteration limit).
+VOCABULARY = ["id", "initial", "states", "on", "always", "after", "onDone", "invoke", "entry", "exit", "type", "target",
               "guard", "actions", "tags", "meta", "history", "context", "src", "params", "event", "assignment",
               "guards", "state", "to", "delay", "a", "b", "GO", "#a", ".b", "0", "01", "", "xstate.assign",
-              "xstate.and", "xstate.not", "xstate.stateIn", "final", "parallel", "deep", "compound"]
+              "xstate.and", "xstate.not", "xstate.stateIn", "xstate.raise", "final", "parallel", "deep", "compound"]
 fuzz_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False), st.sampled_from(VOCABULARY))
 fuzz_values = st.recursive(
     fuzz_scalars,
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(VOCABULARY), inner, max_size=4)),
     max_leaves=25,
 )
+
+
+def require_iteration_limit(machine: dict[str, Any]) -> None:
+    """Fail fast rather than hang if simulate_machine ever runs without a microstep limit again."""
+    from statekit.analysis.simulate import build_simulation_machine
+    from statekit.model import parse_machine
+
+    try:
+        built, _ = build_simulation_machine(parse_machine(machine), None)
+    except Exception:  # not runnable: the tool reports it without running anything
+        return
+    if built.max_iterations is None:
+        pytest.fail("simulate_machine runs without max_iterations; a random eventless loop would never return")
 
 
 def has_unhashable_type(value: Any) -> bool:
@@ -646,6 +658,7 @@ def test_fuzzed_machines_never_crash_validate(machine: dict[str, Any]) -> None:
        events=st.lists(st.sampled_from(["GO", "a", "b", "xstate.init", "xstate.done.state.a"]), max_size=3))
 def test_fuzzed_machines_never_crash_simulate(machine: dict[str, Any], events: list[str]) -> None:
     assume(not has_unhashable_type(machine))
+    require_iteration_limit(machine)
     outcome("simulate_machine", {"machine": machine, "events": events})
 
 
