@@ -550,3 +550,65 @@ def test_actor_turns_an_infinite_loop_into_status_error() -> None:
     actor = Actor(create_machine(LOOP, max_iterations=10)).start()
     actor.send("GO")
     assert actor.snapshot.status == "error"
+
+
+# -- input, output, children ------------------------------------------------------------------
+
+
+def test_context_from_input_through_a_python_factory() -> None:
+    machine = create_machine(
+        {
+            "context": lambda args, params: {"user": args.event["input"]["user"], "visits": 0},
+            "initial": "a",
+            "states": {"a": {}},
+        }
+    )
+    snapshot, _ = initial_transition(machine, {"user": "ann"})
+    assert snapshot.context == {"user": "ann", "visits": 0}
+    actor = Actor(machine, input={"user": "bob"}).start()
+    assert actor.snapshot.context["user"] == "bob"
+
+
+def test_throwing_entry_action_at_start_gives_status_error() -> None:
+    def fail(args: ActionArgs, params: Any) -> Any:
+        raise ValueError("cannot start")
+
+    machine = setup(actions={"boot": assign(fail)}).create_machine({"initial": "a", "context": {}, "states": {"a": {"entry": "boot"}}})
+    snapshot, _ = initial_transition(machine)
+    assert snapshot.status == "error" and "cannot start" in str(snapshot.error)
+
+
+def test_final_output_and_done_status() -> None:
+    machine = create_machine(
+        {"initial": "a", "output": {"result": 42}, "states": {"a": {"on": {"END": "z"}}, "z": {"type": "final"}}}
+    )
+    snapshot, _ = initial_transition(machine)
+    assert snapshot.output is None and snapshot.status == "active"
+    done, _ = transition(machine, snapshot, "END")
+    assert done.status == "done" and done.output == {"result": 42}
+    assert done.to_json()["output"] == {"result": 42}
+
+
+def test_spawned_children_survive_persistence() -> None:
+    machine = setup(actors={"worker": object()}).create_machine(
+        {
+            "initial": "a",
+            "states": {
+                "a": {
+                    "on": {
+                        "SPAWN": {"actions": {"type": "xstate.spawnChild", "src": "worker", "id": "w1", "input": {"n": 1}}},
+                        "STOP": {"actions": {"type": "xstate.stopChild", "actorRef": "w1"}},
+                    }
+                }
+            },
+        }
+    )
+    snapshot, _ = initial_transition(machine)
+    spawned, actions = transition(machine, snapshot, "SPAWN")
+    assert [a.type for a in actions] == ["xstate.spawnChild"]
+    data = json.loads(json.dumps(spawned.to_json()))
+    assert data["children"] == {"w1": {"id": "w1", "src": "worker", "input": {"n": 1}}}
+    restored = restore_snapshot(machine, data)
+    assert set(restored.children) == {"w1"}
+    stopped, _ = transition(machine, restored, "STOP")
+    assert stopped.children == {}
