@@ -1,9 +1,17 @@
-"""Differential tests: every oracle case runs through real XState and through statekit.
+"""Differential tests: statekit against real XState, step by step.
 
-`tests/oracle/trace.mjs` runs the whole corpus (`tests/oracle/cases/*.json`) through
-`xstate@5.33.3` in one node process; this module runs the same cases through statekit's pure
-API with the same named implementations (`tests/oracle/implementations.py`) and compares the
-traces step by step. XState is the reference: a difference is a statekit bug.
+`tests/oracle/trace.mjs` runs cases through `xstate@5.33.3` (its development build) in one node
+process; this module runs the same cases through statekit's pure API with the same named
+implementations (`tests/oracle/implementations.py`) and compares the traces. XState is the
+reference: a difference is a statekit bug. The tests:
+
+- `test_case_matches_xstate`: every corpus case (`tests/oracle/cases/*.json`), on value,
+  context, status, tags, output, action types and children ids;
+- `test_action_params_match_xstate`: the actions' params, where the action types agree;
+- `test_error_messages_match_xstate`: thrown errors and `snapshot.error`, for error cases;
+- `test_random_case_matches_xstate`: generated machines (`tests/oracle/random_machines.py`),
+  on every field at once;
+- checks of the corpus and the generator themselves.
 """
 
 from __future__ import annotations
