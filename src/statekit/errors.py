@@ -55,4 +55,14 @@ class MachineDefinitionError(StatekitError):
 
 
 class EngineError(StatekitError):
-    """The engine could not run a step (a missing implementation, a throwing guard)."""
+    """The engine could not run a step (a missing implementation, a throwing guard).
+
+    The message is XState's own where XState throws; `where` adds the state or transition
+    whose actions failed, which XState does not say.
+    """
+
+    where: str | None = None
+
+    def describe(self) -> str:
+        """The message with its location, for people."""
+        return f"{self} (in {self.where})" if self.where else str(self)

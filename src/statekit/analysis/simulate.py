@@ -143,9 +143,9 @@ def simulate(model: MachineModel, events: Sequence[Mapping[str, Any]], input_val
         try:
             snapshot, actions = transition(machine, snapshot, event)
         except EngineError as error:
-            errored = snapshot.clone(status="error", error=str(error))
+            errored = snapshot.clone(status="error", error=error.describe())
             steps.append(step_record(event, errored, []))
-            stopped = f"the machine threw on event '{event['type']}': {error}"
+            stopped = f"the machine threw on event '{event['type']}': {error.describe()}"
             break
         steps.append(step_record(event, snapshot, [a.type for a in actions]))
     execution = {**ENGINE_INFO, "eventsProcessed": len(steps) - 1, "eventsGiven": len(events), "stopped": stopped}

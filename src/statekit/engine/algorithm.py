@@ -489,9 +489,15 @@ def _located(where: str) -> Iterator[None]:
     try:
         yield
     except EngineError as error:
-        if " (in the " in str(error):
-            raise
-        raise EngineError(f"{error} (in {where})") from error
+        if error.where is None:
+            error.where = where
+        raise
+    except RecursionError:
+        raise
+    except Exception as error:  # a Python implementation raised
+        wrapped = EngineError(str(error) or type(error).__name__)
+        wrapped.where = where
+        raise wrapped from error
 
 
 def _transition_label(transition: RuntimeTransition) -> str:
