@@ -22,7 +22,7 @@ from statekit.errors import ToolError
 from statekit.server.observer import ToolCallObserver, build_event, deliver, trace_context
 from statekit.server.schema_check import SchemaCheck
 from statekit.tools import registry
-from statekit.tools.registry import JSONObject, ToolSpec
+from statekit.tools.registry import JSONObject, ToolContext, ToolSpec
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +37,8 @@ class ToolCaller:
     catalog: Mapping[str, ToolSpec]
     max_source_bytes: int
     observer: ToolCallObserver | None = None
+    #: The host's providers and adapters, handed to tools that take a context.
+    context: ToolContext | None = None
     _input_checks: dict[str, SchemaCheck] = field(default_factory=dict, init=False)
     _output_checks: dict[str, SchemaCheck] = field(default_factory=dict, init=False)
 
@@ -89,7 +91,8 @@ class ToolCaller:
                 f"invalid arguments for {spec.name}: {violation.describe()}",
                 {"path": violation.pointer, "keyword": violation.keyword},
             )
-        structured = registry.call(spec.name, arguments, max_source_bytes=self.max_source_bytes)
+        structured = registry.call(spec.name, arguments, max_source_bytes=self.max_source_bytes,
+                                   context=self.context, size_checked=True)
         blocks = self._take_content_blocks(spec, structured)
         self._check_output(spec, structured)
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES
@@ -110,6 +111,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="extra browser Origin to accept exactly (repeatable)",
     )
+    parser.add_argument(
+        "--workspace",
+        default=".",
+        help="root the workspace tools (list_machines, get_machine) read below (default: here)",
+    )
+    parser.add_argument(
+        "--verify-driver",
+        action="append",
+        default=[],
+        metavar="NAME=MODULE",
+        help="enable `verify` with a Python driver module for model-based tests (repeatable)",
+    )
+    parser.add_argument(
+        "--verify-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="folder the verification drivers (and the system under test) import from",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -136,10 +156,36 @@ def run(args: argparse.Namespace) -> int:
 
 def _create(args: argparse.Namespace, client_id: str) -> Server[Any]:
     from statekit.server.core import create_server
+    from statekit.tools.registry import ToolContext
 
-    return create_server(
-        tools=args.tools, max_source_bytes=args.max_source_bytes, client_id=client_id
+    context = ToolContext.from_environment(
+        client_id=client_id,
+        max_source_bytes=args.max_source_bytes,
+        workspace_root=args.workspace,
+        verification_adapter=_verification_adapter(args),
     )
+    return create_server(
+        tools=args.tools,
+        max_source_bytes=args.max_source_bytes,
+        client_id=client_id,
+        context=context,
+    )
+
+
+def _verification_adapter(args: argparse.Namespace) -> Any:
+    """A Python driver adapter when `--verify-driver` names drivers; otherwise none."""
+    if not args.verify_driver:
+        return None
+    from statekit.verify.python_adapter import PythonDriverAdapter
+
+    drivers: dict[str, str] = {}
+    for item in args.verify_driver:
+        name, _, module = item.partition("=")
+        if not name or not module:
+            raise SystemExit(f"statekit serve: --verify-driver takes NAME=MODULE, not {item!r}")
+        drivers[name] = module
+    paths = [str(Path(p).resolve()) for p in args.verify_path]
+    return PythonDriverAdapter(drivers, extra_paths=paths)
 
 
 def _run_stdio(args: argparse.Namespace) -> int:

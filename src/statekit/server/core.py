@@ -8,6 +8,7 @@ observer hook. No tool logic lives in this package.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from statekit.server.calls import ToolCaller, error_result
 from statekit.server.catalog import list_tools_result, select_tools
 from statekit.server.observer import ToolCallObserver
 from statekit.tools import registry
-from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES, ToolSpec
+from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES, ToolContext, ToolSpec
 
 SERVER_NAME = "statekit"
 DEFAULT_CLIENT_ID = "statekit/embedded"
@@ -75,8 +76,13 @@ def create_server(
     max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
     on_tool_call: ToolCallObserver | None = None,
     client_id: str = DEFAULT_CLIENT_ID,
+    context: ToolContext | None = None,
 ) -> Server[Any]:
-    """A low-level MCP `Server` serving the registry's tools (all of them, or the allowlist)."""
+    """A low-level MCP `Server` serving the registry's tools (all of them, or the allowlist).
+
+    `context` carries the host's resource provider, verification adapter and workspace root;
+    by default they come from the environment (`ToolContext.from_environment`).
+    """
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
@@ -91,6 +97,7 @@ def create_server(
         on_tool_call=on_tool_call,
         max_source_bytes=max_source_bytes,
         client_id=client_id,
+        context=context,
     )
     return server
 
@@ -102,6 +109,7 @@ def register_tools(
     on_tool_call: ToolCallObserver | None = None,
     max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
     client_id: str = DEFAULT_CLIENT_ID,
+    context: ToolContext | None = None,
 ) -> ToolRegistration:
     """Serve the registry's tools on `server`, next to any tools it already serves.
 
@@ -116,7 +124,11 @@ def register_tools(
         raise ValueError("max_source_bytes must be a positive number of bytes")
     _check_client_id(client_id)
     catalog = select_tools(registry.tools(), tools)
-    caller = ToolCaller(catalog=catalog, max_source_bytes=max_source_bytes, observer=on_tool_call)
+    if context is None:
+        context = ToolContext.from_environment(client_id=client_id, max_source_bytes=max_source_bytes)
+    else:
+        context = dataclasses.replace(context, client_id=client_id, max_source_bytes=max_source_bytes)
+    caller = ToolCaller(catalog=catalog, max_source_bytes=max_source_bytes, observer=on_tool_call, context=context)
     _install_list_handler(server, catalog)
     _install_call_handler(server, catalog, caller)
     _install_schema_lookup(server, catalog)
