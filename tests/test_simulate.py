@@ -419,3 +419,53 @@ def test_summary_text_names_steps_and_assumptions() -> None:
     summary = spec.summarize(simulate(GUARDED, ["GO"]))
     assert "xstate.init -> start" in summary and "GO -> slow" in summary
     assert "Assumed true: isBlocked, isFast, isSlow" in summary
+
+
+# -- inline JavaScript (run in the QuickJS sandbox, never by Python) --------------------------
+
+INLINE: dict[str, Any] = {
+    "initial": "idle",
+    "context": {"total": 0, "last": None},
+    "states": {
+        "idle": {
+            "on": {
+                "ADD": {"actions": {"type": "xstate.assign", "assignment": {
+                    "total": {"$js": "({ context, event }) => context.total + event.amount"},
+                    "last": {"$js": "({ event }) => event.note ?? null"},
+                }}},
+                "FINISH": [
+                    {"target": "big", "guard": {"type": "isBig", "code": "({ context }) => context.total > 10"}},
+                    {"target": "small"},
+                ],
+            }
+        },
+        "big": {"type": "final"},
+        "small": {"type": "final"},
+    },
+}
+
+
+def test_event_payloads_reach_context_through_an_inline_assign() -> None:
+    pytest.importorskip("quickjs")
+    steps = simulate(INLINE, [{"type": "ADD", "amount": 4, "note": "first"}, {"type": "ADD", "amount": 9}, "FINISH"])["steps"]
+    assert [s["context"] for s in steps[1:3]] == [{"total": 4, "last": "first"}, {"total": 13, "last": None}]
+    assert steps[3]["value"] == "big" and steps[3]["status"] == "done"
+
+
+def test_inline_guards_are_evaluated_not_assumed() -> None:
+    pytest.importorskip("quickjs")
+    result = simulate(INLINE, [{"type": "ADD", "amount": 1}, "FINISH"])
+    assert result["steps"][-1]["value"] == "small"
+    assert result["normalization"]["assumedGuards"] == []
+    # A static result given for the same name is taken as given.
+    forced = simulate(INLINE, [{"type": "ADD", "amount": 1}, "FINISH"], guards={"isBig": True})
+    assert forced["steps"][-1]["value"] == "big"
+
+
+def test_inline_code_sees_no_host() -> None:
+    pytest.importorskip("quickjs")
+    probe = "() => [typeof require, typeof process, typeof fetch, typeof std, typeof os, typeof setTimeout].join(',')"
+    machine = {"initial": "a", "context": {}, "states": {"a": {"on": {"GO": {"actions": {
+        "type": "xstate.assign", "assignment": {"host": {"$js": probe}}}}}}}}
+    host = simulate(machine, ["GO"])["steps"][-1]["context"]["host"]
+    assert set(host.split(",")) == {"undefined"}
