@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 
 from statekit import tools
+from statekit.model import parse_machine
 from statekit.render.app import app_html
+from statekit.render.xgraph_view import machine_xgraph
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
-from machines import PLAYER
+from machines import PLAYER, chain_machine
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -50,6 +52,12 @@ def _fixtures() -> dict[str, Any]:
         **full,
         "interactive": {"status": "unavailable", "reason": "the graph is 9 bytes, over the 1-byte limit"},
     }
+    big_graph = json.dumps(machine_xgraph(parse_machine(chain_machine(500))))
+    big = {
+        "schemaVersion": "2.0",
+        "interactive": {"status": "ready", "graphJson": big_graph, "byteLength": len(big_graph)},
+        "pngFallback": {"status": "unavailable", "images": [], "reason": "not drawn here"},
+    }
     return {
         "appHtml": app_html(),
         "arguments": {"machine": PLAYER},
@@ -62,6 +70,7 @@ def _fixtures() -> dict[str, Any]:
             "v2_unavailable": _tool_result(unavailable),
             "saved_without_graph": _tool_result({"images": 3}),
             "not_structured": {"content": [{"type": "text", "text": "old"}]},
+            "big": _tool_result(big),
         },
     }
 

@@ -181,7 +181,7 @@ const waitFor = (app, fn, arg) => app.appFrame.waitForFunction(fn, arg, { timeou
   await shot(app, "05-simulating-playing");
   await app.frame.locator('[data-state-id="player.playing"]').first().dblclick();
   await waitFor(app, () => document.body.dataset.parent === "player.playing");
-  await app.frame.locator('.edge.enabled .edge-label[data-edge-id]', { hasText: "MUTE" }).first().click();
+  await app.frame.locator('.edge-label.enabled[data-edge-id]', { hasText: "MUTE" }).first().click();
   const afterMute = (await body(app, "active")).split(" ").sort();
   check("clicking an enabled transition in the drawing takes it",
     JSON.stringify(afterMute) === JSON.stringify(["player.playing.audio.off", "player.playing.video.hd"]), afterMute);
@@ -225,6 +225,26 @@ for (const [name, status, text] of shapes) {
   }
   await shot(app, `07-shape-${name}`);
   check(`${name}: no script errors`, app.errors.length === 0, app.errors);
+  await app.context.close();
+}
+
+// ---------------------------------------------------------------- a 500-state machine
+{
+  const app = await openApp(fixtures.results.big, { machine: "(500 states)", direction: "right" });
+  await waitFor(app, () => document.body.dataset.status === "ready");
+  const groups = await app.frame.locator("[data-state-id]").count();
+  check("500 states: the root level shows its 50 groups", groups === 50, groups);
+  await shot(app, "08-big-root");
+  await app.frame.locator('[data-state-id="chain500.g9"]').first().dblclick();
+  await waitFor(app, () => document.body.dataset.parent === "chain500.g9");
+  const regions = await app.frame.locator(".region-group").count();
+  check("500 states: a parallel group shows its two regions", regions === 2, regions);
+  await shot(app, "09-big-parallel-group");
+  await app.frame.locator("#stage").focus();
+  await app.page.keyboard.press("s");
+  const offered = await app.frame.locator("#events button").allTextContents();
+  check("500 states: simulation offers the first group's events", offered.some((t) => t.startsWith("NEXT0")), offered);
+  check("500 states: no script errors", app.errors.length === 0, app.errors);
   await app.context.close();
 }
 

@@ -329,9 +329,8 @@
         layer.forEach(function (id, index) { position.set(id, index); });
       });
     }
-    var gapAcross = 36, gapAlong = 74;
+    var gapAcross = 36, gapAlong = 74, gapBand = 70;
     var placed = new Map();
-    var along = 0, widest = 0;
     var spans = layers.map(function (layer) {
       var across = 0, depth = 0;
       layer.forEach(function (id, index) {
@@ -339,21 +338,35 @@
         across += (horizontal ? s.h : s.w) + (index ? gapAcross : 0);
         depth = Math.max(depth, horizontal ? s.w : s.h);
       });
-      widest = Math.max(widest, across);
       return { across: across, depth: depth };
     });
-    layers.forEach(function (layer, li) {
-      var offset = (widest - spans[li].across) / 2;
-      layer.forEach(function (id) {
-        var s = sizes.get(id);
-        var a = offset, b = along + (spans[li].depth - (horizontal ? s.w : s.h)) / 2;
-        placed.set(id, horizontal ? { x: b, y: a, w: s.w, h: s.h } : { x: a, y: b, w: s.w, h: s.h });
-        offset += (horizontal ? s.h : s.w) + gapAcross;
+    // A long run of thin layers (a chain) folds into bands, so the drawing stays near a screen's
+    // shape instead of one line that fit-to-view would shrink to nothing.
+    var perBand = layers.length;
+    if (layers.length > 8) { perBand = Math.max(4, Math.ceil(Math.sqrt(layers.length * 2.5))); }
+    var bandStart = 0, longest = 0;
+    for (var first = 0; first < layers.length; first += perBand) {
+      var band = layers.slice(first, first + perBand);
+      var widest = 0;
+      band.forEach(function (layer, offset) { widest = Math.max(widest, spans[first + offset].across); });
+      var along = 0;
+      band.forEach(function (layer, offset) {
+        var span = spans[first + offset];
+        var across = bandStart + (widest - span.across) / 2;
+        layer.forEach(function (id) {
+          var s = sizes.get(id);
+          var depthOffset = along + (span.depth - (horizontal ? s.w : s.h)) / 2;
+          placed.set(id, horizontal ? { x: depthOffset, y: across, w: s.w, h: s.h }
+            : { x: across, y: depthOffset, w: s.w, h: s.h });
+          across += (horizontal ? s.h : s.w) + gapAcross;
+        });
+        along += span.depth + gapAlong;
       });
-      along += spans[li].depth + gapAlong;
-    });
-    along = Math.max(0, along - gapAlong);
-    return { placed: placed, w: horizontal ? along : widest, h: horizontal ? widest : along };
+      longest = Math.max(longest, along - gapAlong);
+      bandStart += widest + gapBand;
+    }
+    var breadth = Math.max(0, bandStart - gapBand);
+    return { placed: placed, w: horizontal ? longest : breadth, h: horizontal ? breadth : longest };
   }
 
   // Lay out one container: its children, expanded one more level when it is parallel (regions).
@@ -431,8 +444,15 @@
 
   function horizontal() { return document.body.dataset.direction === "right"; }
 
+  // Drawing order: frame, edge lines, states on top of the lines, then edge labels on top of
+  // all, so a long edge never hides a state from the pointer and every label stays clickable.
+  var layers = { frame: null, edges: null, states: null, labels: null };
+
   function render() {
     while (viewport.firstChild) { viewport.removeChild(viewport.firstChild); }
+    ["frame", "edges", "states", "labels"].forEach(function (name) {
+      layers[name] = el("g", { "class": "layer-" + name }, viewport);
+    });
     var level = layoutLevel(view.parentId, horizontal());
     var parent = node(view.parentId);
     var pad = 28, titleH = 30;
@@ -440,7 +460,7 @@
     var frameW = level.layout.w + pad * 2, frameH = level.layout.h + pad * 2 + titleH;
     var boxes = new Map();
     // the frame of the current parent
-    var frame = el("g", { "class": "level", "data-parent-id": view.parentId }, viewport);
+    var frame = el("g", { "class": "level", "data-parent-id": view.parentId }, layers.frame);
     var frameRect = el("rect", { "class": "frame", x: 0, y: 0, width: frameW, height: frameH, rx: 10 }, frame);
     var title = el("text", { "class": "frame-title", x: 12, y: 20 }, frame);
     title.textContent = parent.label + (parent.type === "parallel" ? " (parallel)" : "");
@@ -492,7 +512,7 @@
   }
 
   function drawRegion(id, box, sub, boxes) {
-    var g = el("g", { "class": "state region-group" + stateClasses(id), "data-state-id": id }, viewport);
+    var g = el("g", { "class": "state region-group" + stateClasses(id), "data-state-id": id }, layers.states);
     el("rect", { "class": "region box", x: box.x, y: box.y, width: box.w, height: box.h, rx: 6 }, g);
     var label = el("text", { "class": "region-title", x: box.x + 10, y: box.y + 16 }, g);
     label.textContent = node(id).label;
@@ -515,7 +535,7 @@
     var n = node(id);
     var container = kids(id).length > 0;
     var cls = "state " + n.type + (container ? " container" : "") + stateClasses(id);
-    var g = el("g", { "class": cls, "data-state-id": id, tabindex: -1 }, viewport);
+    var g = el("g", { "class": cls, "data-state-id": id, tabindex: -1 }, layers.states);
     if (n.type === "history") {
       el("circle", { cx: box.x + box.w / 2, cy: box.y + box.h / 2, r: box.w / 2 }, g);
       text(g, box.x + box.w / 2, box.y + box.h / 2, n.history === "deep" ? "H*" : "H");
@@ -540,9 +560,9 @@
     var b = boxes.get(initial);
     var h = horizontal();
     var x = h ? b.x - 30 : b.x + b.w / 2, y = h ? b.y + b.h / 2 : b.y - 26;
-    el("circle", { "class": "initial", cx: x, cy: y, r: 5, "data-initial-of": parent.id }, viewport);
+    el("circle", { "class": "initial", cx: x, cy: y, r: 5, "data-initial-of": parent.id }, layers.states);
     el("path", { "class": "initial-arrow", d: "M" + x + "," + y + " L" + (h ? b.x - 2 : x) + "," + (h ? y : b.y - 2),
-      stroke: "currentColor", "marker-end": "url(#arrow)" }, viewport).setAttribute("style", "stroke: var(--ink)");
+      stroke: "currentColor", "marker-end": "url(#arrow)" }, layers.states).setAttribute("style", "stroke: var(--ink)");
   }
 
   function center(b) { return { x: b.x + b.w / 2, y: b.y + b.h / 2 }; }
@@ -582,7 +602,7 @@
       var cls = "edge" + (edge.targetless ? " targetless" : "") + (enabled.has(edge.id) ? " enabled" : "") +
         (view.selected && view.selected.kind === "edge" && view.selected.id === edge.id ? " selected" : "");
       var g = el("g", { "class": cls, "data-edge-id": edge.id, "data-source-id": edge.sourceId,
-        "data-target-id": edge.targetId }, viewport);
+        "data-target-id": edge.targetId }, layers.edges);
       var d, labelAt, side = { x: 0, y: 0 };
       if (a === b) {
         var x = a.x + a.w, y = a.y + a.h / 2, loop = 26 + nth * 18;
@@ -597,6 +617,9 @@
         nx /= len; ny /= len;
         var bend = 0;
         if (pairTotal.get(item.key) > 1) { bend = (nth % 2 ? -1 : 1) * (36 + 30 * Math.floor(nth / 2)); }
+        // An edge that jumps over other states (a loop back to the start) arcs around them.
+        var span = Math.sqrt(Math.pow(cb.x - ca.x, 2) + Math.pow(cb.y - ca.y, 2));
+        if (span > 260) { bend += (bend < 0 ? -1 : 1) * Math.min(40 + span * 0.12, 320); }
         var mx = (ca.x + cb.x) / 2, my = (ca.y + cb.y) / 2;
         var cx = mx + nx * bend, cy = my + ny * bend;
         var pa = border(a, { x: cx, y: cy }), pb = border(b, { x: cx, y: cy });
@@ -605,7 +628,8 @@
         if (bend !== 0) { side = { x: nx * Math.sign(bend), y: ny * Math.sign(bend) }; }
       }
       el("path", { d: d, "marker-end": "url(#arrow)" }, g);
-      var label = el("g", { "class": "edge-label", "data-edge-id": edge.id }, g);
+      var label = el("g", { "class": "edge-label" + (enabled.has(edge.id) ? " enabled" : ""),
+        "data-edge-id": edge.id }, layers.labels);
       var caption = edge.label || edge.event || "";
       var w = textWidth(caption, 11) + 10;
       // A bent edge's label sits on the outer side of its curve, clear of its twin's label.
@@ -625,7 +649,7 @@
       ? { x: frame.x + frame.w + 30, y: frame.y + 10 + index * 34, w: w, h: h }
       : { x: frame.x + 10 + index * (w + 16), y: frame.y + frame.h + 30, w: w, h: h };
     ghosts.set(id, box);
-    var g = el("g", { "class": "state ghost", "data-ghost-id": id }, viewport);
+    var g = el("g", { "class": "state ghost", "data-ghost-id": id }, layers.states);
     el("rect", { "class": "box", x: box.x, y: box.y, width: box.w, height: box.h, rx: 6 }, g);
     text(g, box.x + box.w / 2, box.y + h / 2, caption);
     return box;
