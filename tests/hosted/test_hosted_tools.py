@@ -152,3 +152,24 @@ def test_hosted_tools_are_open_world_and_read_only() -> None:
         spec = tools.get(name)
         assert spec.annotations.open_world and spec.annotations.read_only and not spec.annotations.destructive
     assert not any(n.startswith(("create_stately", "update_stately", "delete_stately")) for n in tools.tools())
+
+
+def test_visualize_stately_machine_renders_graph_definition_or_digraph(registry: EmbeddedRegistry) -> None:
+    from statekit.formats import write_format
+    from statekit.tools.inputs import load_model
+
+    nested = {"id": "media", "initial": "off", "states": {"off": {"on": {"ON": "on"}},
+                                                          "on": {"initial": "a", "states": {"a": {}, "b": {}}}}}
+    _name, xgraph, _warnings = write_format(load_model(nested), "xgraph")
+    registry.add_machine("proj-checkout", "as-graph", nested, machine_id="mach-graph", graph=xgraph)  # type: ignore[arg-type]
+    registry.add_machine("proj-checkout", "as-xgraph-definition", xgraph, machine_id="mach-xdef")  # type: ignore[arg-type]
+    for machine_id, parents in (("mach-graph", 2), ("mach-xdef", 2), ("mach-player", 1)):
+        result = call("visualize_stately_machine", {"machineId": machine_id}, registry)
+        assert result["schemaVersion"] == "2.0"
+        assert result["interactive"]["status"] == "ready"
+        assert result["pngFallback"]["status"] == "ready"
+        assert len(result["pngFallback"]["images"]) == parents
+        assert len(result["images"]) == parents if "images" in result else True
+    with pytest.raises(ToolError) as caught:
+        call("visualize_stately_machine", {"machineId": "mach-none"}, registry)
+    assert caught.value.code == "not_found"

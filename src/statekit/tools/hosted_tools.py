@@ -73,3 +73,55 @@ for spec in (
              _get_machine, OPEN_WORLD, takes_context=True),
 ):
     register(spec)
+
+
+def _hosted_document(machine: dict[str, Any]) -> tuple[Any, str | None]:
+    """What to draw for a hosted machine: the public graph, else an XGraph-shaped stored
+    definition, else a legacy DigraphDef, else the definition as an XState config."""
+    graph = machine.get("graph")
+    if isinstance(graph, dict) and isinstance(graph.get("nodes"), list):
+        return graph, "xgraph"
+    definition = machine.get("definition")
+    if isinstance(definition, dict):
+        if isinstance(definition.get("nodes"), list) and isinstance(definition.get("edges"), list):
+            return definition, "xgraph"
+        if isinstance(definition.get("nodes"), dict) and "root" in definition:
+            return definition, "digraph"
+        return definition, None
+    if isinstance(definition, str):
+        return definition, None
+    raise ToolError("upstream_error", "the hosted machine has neither a graph nor a definition to draw")
+
+
+def _visualize_hosted(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    from statekit.tools.visualize_tools import visualize
+
+    machine_id = check_id("machineId", arguments.get("machineId"))
+    document, _format = _hosted_document(_provider(context).get_machine(machine_id))
+    request: dict[str, Any] = {"machine": document}  # the format is detected (XGraph and DigraphDef are unmistakable)
+    for key in ("direction", "parentNodeIds"):
+        if key in arguments:
+            request[key] = arguments[key]
+    return visualize(request)
+
+
+def _register_visualize_hosted() -> None:
+    from statekit.render.app import APP_URI
+    from statekit.tools import visualize_tools
+
+    register(ToolSpec(
+        "visualize_stately_machine", "Visualize a hosted machine",
+        "Fetches one hosted machine (its public graph first, then an XGraph-shaped stored definition, then legacy "
+        "DigraphDef) and renders it as visualize_machine does: PNGs per parent state plus the interactive app.",
+        {"type": "object", "properties": {
+            "machineId": {"type": "string", "minLength": 1, "maxLength": 200},
+            "direction": visualize_tools.INPUT_SCHEMA["properties"]["direction"],
+            "parentNodeIds": visualize_tools.INPUT_SCHEMA["properties"]["parentNodeIds"]},
+         "required": ["machineId"], "additionalProperties": False},
+        visualize_tools.OUTPUT_SCHEMA, _visualize_hosted, OPEN_WORLD, takes_context=True,
+        summarize=visualize_tools.summarize, content_key=visualize_tools.IMAGES_KEY,
+        meta={"ui": {"resourceUri": APP_URI}},
+    ))
+
+
+_register_visualize_hosted()
