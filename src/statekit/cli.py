@@ -186,6 +186,11 @@ def _add_optional_commands(sub: Any) -> None:
     serve = sub.add_parser("serve", help="run the MCP server (stdio by default, --http for streamable HTTP)")
     serve_command.add_arguments(serve)
     serve.set_defaults(handler=serve_command.run)
+    from statekit.server import canary
+
+    probe = sub.add_parser("canary", help="check a running server: discovery, app template, a visualization")
+    canary.add_arguments(probe)
+    probe.set_defaults(handler=canary.run)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
