@@ -172,9 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_tool_commands(sub: Any) -> None:
     """Friendly commands that tool families define next to their tools."""
+    from statekit.render.cli import add_render_command
+    from statekit.tools.change_tools import add_change_commands
     from statekit.tools.path_tools import add_paths_command
 
     add_paths_command(sub)
+    add_change_commands(sub)
+    add_render_command(sub)
 
 
 def _add_optional_commands(sub: Any) -> None:
