@@ -109,7 +109,9 @@ class _View:
             return self.names[state_id]
         if node.type == "compound" and node.initial:
             return "i" + self.names[state_id]
-        return self.anchor(node.children[0].id)
+        # A parallel frame gets an invisible node of its own, outside its regions: an edge
+        # anchored inside a region would be routed (and labelled) through that region.
+        return "a" + self.names[state_id]
 
 
 def machine_dot(
@@ -154,6 +156,8 @@ def _state(view: _View, node: StateNode, indent: str, *, region: bool) -> list[s
         f"fillcolor={quote(fill)}; color={quote(MUTED if region else INK)}; "
         f"fontcolor={quote(INK)};",
     ]
+    if not (node.type == "compound" and node.initial):
+        lines.append(f'{indent}  a{name} [shape=point, style=invis, width=0.01, height=0.01, label=""];')
     if node.type == "compound" and node.initial:
         initial = node.child(node.initial)
         lines.append(
@@ -200,13 +204,19 @@ def _edges(view: _View, edges: tuple[DrawnEdge, ...]) -> list[str]:
         if source is not None and source == target and source != edge.source_id:
             continue  # wholly inside a collapsed state: that state's own image shows it
         invokes = view.model.nodes[edge.source_id].invoke
-        attributes = [f"label={quote(' ' + transition_label(transition, invokes) + ' ')}"]
+        label = quote(" " + transition_label(transition, invokes) + " ")
+        attributes = []
         if edge.targetless:
             attributes.append("style=dashed")
         tail = _endpoint(view, source, edge.source_id, externals, lines)
         head = _endpoint(view, target, edge.target_id, externals, lines)
         if source in view.containers and not (target is not None and view.inside(target, source)):
             attributes.append(f"ltail=cluster_{view.names[source]}")
+            # The edge is clipped at the frame after layout; a mid-edge label would be placed
+            # on the hidden part inside the frame, an external label stays by the visible part.
+            attributes.insert(0, f"xlabel={label}")
+        else:
+            attributes.insert(0, f"label={label}")
         if target in view.containers and not (source is not None and view.inside(source, target)):
             attributes.append(f"lhead=cluster_{view.names[target]}")
         lines.append(f"  {tail} -> {head} [{', '.join(attributes)}];")
