@@ -180,6 +180,8 @@ def _pair_by_similarity(before: MachineModel, after: MachineModel, mapping: dict
         return False
     before_out, before_in = _edge_signatures(before, lambda state_id: mapping.get(state_id, "?" + state_id))
     after_out, after_in = _edge_signatures(after, lambda state_id: state_id)
+    left_features = [({c.key for c in n.children}, _data_names(n)) for n in left]
+    right_features = [({c.key for c in n.children}, _data_names(n)) for n in right]
     # A lone leftover child on each side of a matched parent is most likely one state renamed.
     left_per_parent: dict[str | None, int] = {}
     for node in left:
@@ -199,23 +201,28 @@ def _pair_by_similarity(before: MachineModel, after: MachineModel, mapping: dict
             if same_parent and left_per_parent.get(new.parent_id) == 1 and right_per_parent.get(new.parent_id) == 1:
                 score += 1.0
             for weight, a, b in (
-                (3.0, {c.key for c in old.children}, {c.key for c in new.children}),
+                (3.0, left_features[i][0], right_features[j][0]),
                 (3.0, before_out.get(old.id, set()), after_out.get(new.id, set())),
                 (3.0, before_in.get(old.id, set()), after_in.get(new.id, set())),
-                (1.0, _data_names(old), _data_names(new)),
+                (1.0, left_features[i][1], right_features[j][1]),
             ):
                 similarity = _jaccard(a, b)
                 if similarity is not None:
                     score += weight * similarity
             if score >= MIN_SIMILARITY:
                 scored.append((-score, i, j))
-    if not scored:
-        return False
-    # Take only the best pair: a match changes the parents and signatures the rest are scored with.
-    _, i, j = min(scored)
-    mapping[left[i].id] = right[j].id
-    taken.add(right[j].id)
-    return True
+    # Greedy, best pairs first. Matches change the parents and signatures later candidates
+    # would be scored with, so the caller carries children and scores again until nothing pairs.
+    used_left: set[int] = set()
+    used_right: set[int] = set()
+    for _, i, j in sorted(scored):
+        if i in used_left or j in used_right:
+            continue
+        used_left.add(i)
+        used_right.add(j)
+        mapping[left[i].id] = right[j].id
+        taken.add(right[j].id)
+    return bool(used_left)
 
 
 def _data_names(node: StateNode) -> set[str]:

@@ -50,12 +50,31 @@ class _Workspace:
         self.draft: Draft = draft_from_model(before)
         self.patches: list[dict[str, Any]] = []
         self._model: MachineModel | None = None
+        self._states: dict[str, StateNode] = {}
+        self._transitions: dict[str, tuple[StateNode, Transition]] = {}
+        self._resolver: Resolver | None = None
 
     @property
     def model(self) -> MachineModel:
         if self._model is None:
             self._model = draft_to_model(self.draft)
+            self._states = {}
+            self._transitions = {}
+            for node in self._model.root.walk():
+                if MARK in node.extra:
+                    self._states[node.extra[MARK]] = node
+                for transition in node.transitions:
+                    if MARK in transition.extra:
+                        self._transitions[transition.extra[MARK]] = (node, transition)
+            self._resolver = Resolver(self._model)
         return self._model
+
+    @property
+    def resolver(self) -> Resolver:
+        """A resolver for the current model (rebuilt with it)."""
+        _ = self.model
+        assert self._resolver is not None
+        return self._resolver
 
     def emit(self, patch: dict[str, Any]) -> None:
         apply_one(self.draft, patch, f"generated patch {len(self.patches)}")
@@ -63,17 +82,12 @@ class _Workspace:
         self._model = None
 
     def state(self, mark: str) -> StateNode:
-        for node in self.model.root.walk():
-            if node.extra.get(MARK) == mark:
-                return node
-        raise LookupError(mark)
+        _ = self.model
+        return self._states[mark]
 
     def transition(self, mark: str) -> tuple[StateNode, Transition]:
-        for node in self.model.root.walk():
-            for transition in node.transitions:
-                if transition.extra.get(MARK) == mark:
-                    return node, transition
-        raise LookupError(mark)
+        _ = self.model
+        return self._transitions[mark]
 
     def invoke_index(self, node: StateNode, mark: str) -> int | None:
         for index, invoke in enumerate(node.invoke):
@@ -110,6 +124,7 @@ class _Generator:
         self.old_infos = transition_infos(self.before, lambda i: self.state_map.get(i, "?" + i))
         self.new_infos = transition_infos(self.after, lambda i: i)
         self.pairs = {j: i for i, j in match_transitions(self.old_infos, self.new_infos)}
+        self.after_resolver = Resolver(diff.after)
         self._mark_originals()
 
     def _mark_originals(self) -> None:
@@ -300,7 +315,7 @@ class _Generator:
     def _wanted_targets(self, node: StateNode, wanted: Transition) -> list[str] | None:
         if wanted.targets is None:
             return None
-        resolver = Resolver(self.after)
+        resolver = self.after_resolver
         result = []
         for target in wanted.targets:
             resolved = resolve_or_none(resolver, node, target)
@@ -311,7 +326,7 @@ class _Generator:
     def _current_targets(self, node: StateNode, transition: Transition) -> list[str] | None:
         if transition.targets is None:
             return None
-        resolver = Resolver(self.work.model)
+        resolver = self.work.resolver
         resolved = [resolve_or_none(resolver, node, t) for t in transition.targets]
         return [r.id if r is not None else f"?{t}" for r, t in zip(resolved, transition.targets, strict=True)]
 
