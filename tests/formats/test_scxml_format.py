@@ -168,6 +168,14 @@ def test_executable_content_maps_to_builtin_actions() -> None:
     assert outcome.warnings == []
 
 
+def test_a_descriptor_that_prefixes_a_known_event_is_widened() -> None:
+    outcome = read_any('<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0"><state id="s"><onentry>'
+                       '<raise event="go.x"/></onentry><transition event="go" target="s"/>'
+                       '<transition event="go.*" target="s"/></state></scxml>', "scxml")
+    assert machine_to_config(outcome.model)["states"]["s"]["on"] == {"go.*": [{"target": "s", "reenter": True}] * 2}
+    assert codes(outcome.warnings) == {"event_prefix"}
+
+
 def test_content_the_model_cannot_hold_is_kept_verbatim_with_a_warning() -> None:
     text = """<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0">
       <state id="s">
@@ -213,6 +221,7 @@ def test_content_the_model_cannot_hold_is_kept_verbatim_with_a_warning() -> None
          '</state></scxml>', "unknown_target"),
         ('<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0"><state><state id="a"/></state></scxml>',
          "generated_id"),
+
     ],
 )
 def test_reading_what_the_model_cannot_hold_warns(scxml: str, code: str) -> None:
@@ -262,6 +271,9 @@ def test_reading_what_the_model_cannot_hold_warns(scxml: str, code: str) -> None
         ({"version": "2", "states": {"a": {}}}, "field_lost", "version"),
         ({"states": {"a": {"states": {"b": {}}}}}, "missing_initial", "states.a"),
         ({"states": {"a": {"output": 1}}}, "output_lost", "states.a.output"),
+        ({"states": {"a": {"on": {"go": "a", "go.fast": "a"}}}}, "event_prefix", ""),
+        ({"states": {"a": {"on": {"go": "a"}, "entry": {"type": "xstate.raise", "event": {"type": "go.x"}}}}},
+         "event_prefix", ""),
         ({"states": {"f": {"type": "final", "on": {"GO": "f"}}}}, "final_transition_lost", "states.f.on.GO[0]"),
         ({"type": "parallel", "states": {"r": {"type": "parallel", "states": {"f": {"type": "final"}}}}},
          "final_in_parallel", "states.r.states.f"),

@@ -78,6 +78,8 @@ def structure(document: Any, lenient_history: bool = False) -> dict[str, Any]:
                 internal = transition.get("type") == "internal" and bool(targets) and set(targets) <= inside
                 content = json.dumps(_executable(transition)) if name != "history" or not lenient_history else ""
                 for event in (transition.get("event") or "").split() or [""]:
+                    # SCXML: `foo.*` and `foo` are the same descriptor (the reader widens where needed).
+                    event = event[:-2] if event.endswith(".*") else event
                     transitions.append((event, targets, _normal_cond(transition.get("cond")),
                                         "internal" if internal else "external", content))
             blocks = {block: [_executable(b) for b in child.findall(NS + block)] for block in ("onentry", "onexit")}

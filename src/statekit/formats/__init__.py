@@ -164,10 +164,22 @@ def _load_builtin_formats() -> None:
             importlib.import_module(qualified)
 
 
+def _priority(spec: Format) -> int:
+    """Built-in formats in `BUILTIN_FORMAT_MODULES` order (detection ties), then the others."""
+    function = spec.read or spec.write
+    module = getattr(function, "__module__", "") or ""
+    for index, name in enumerate(BUILTIN_FORMAT_MODULES):
+        if module == f"{__name__}.{name}" or module.startswith(f"{__name__}.{name}_"):
+            return index
+    return len(BUILTIN_FORMAT_MODULES)
+
+
 def formats() -> dict[str, Format]:
-    """Every registered format by name, in registration order."""
+    """Every registered format by name: built-ins in `BUILTIN_FORMAT_MODULES` order, then others
+    in registration order (whatever order the modules happened to be imported in)."""
     _load_builtin_formats()
-    return dict(_FORMATS)
+    ordered = sorted(_FORMATS.values(), key=_priority)  # stable: registration order among equals
+    return {spec.name: spec for spec in ordered}
 
 
 def readable_formats() -> list[str]:

@@ -76,6 +76,25 @@ def format_delay(ms: int | float) -> str:
     return f"{ms}ms"
 
 
+#: Event families the platform raises per state or actor (done.state.<id>, done.invoke.<id>,
+#: xstate.after..., xstate.error.actor...): matched by their own mapping, not by prefix.
+_PLATFORM_FAMILIES = ("done.", "xstate.")
+
+
+def prefix_conflicts(descriptors: set[str], names: set[str]) -> list[tuple[str, str]]:
+    """(descriptor, name) pairs where SCXML's prefix matching and XState's exact matching differ:
+    an exact descriptor `a` and an event name `a.b`, which SCXML `a` matches and XState `a` does not."""
+    result = []
+    for descriptor in sorted(descriptors):
+        if descriptor == "*" or descriptor.endswith(".*") or descriptor.startswith(_PLATFORM_FAMILIES):
+            continue
+        for name in sorted(names):
+            if name.startswith(descriptor + ".") and not name.endswith("*"):
+                result.append((descriptor, name))
+                break
+    return result
+
+
 def parse_call(text: str) -> tuple[str, Literal | None] | None:
     """`name()` / `name(<JSON>)` -> (name, params literal or None), else None."""
     match = _CALL.match(text)

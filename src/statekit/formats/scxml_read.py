@@ -25,7 +25,13 @@ from defusedxml.common import DefusedXmlException
 
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import FormatWarning, warning
-from statekit.formats.scxml_expr import parse_call, parse_delay_ms, parse_guard_expr, parse_literal
+from statekit.formats.scxml_expr import (
+    parse_call,
+    parse_delay_ms,
+    parse_guard_expr,
+    parse_literal,
+    prefix_conflicts,
+)
 from statekit.model import MachineModel, parse_machine
 
 SCXML_NS = "http://www.w3.org/2005/07/scxml"
@@ -125,6 +131,9 @@ class ScxmlReader:
         self.context: dict[str, Any] = {}
         self.has_datamodel = False
         self._generated = 0
+        #: Event descriptors of transitions and event names raised or sent, for `event_prefix`.
+        self.descriptors: set[str] = set()
+        self.event_names: set[str] = set()
         self._warned: set[str] = set()
         name = root.get("name")
         self.machine_key = sanitize_key(name) if name else None
@@ -190,6 +199,15 @@ class ScxmlReader:
             raw = self.by_sid[sid]
             # `id` first, as people write it; `_rebuild` re-links the replaced dict.
             raw.config = {"id": raw.key, **{k: v for k, v in raw.config.items() if k != "id"}}
+        widened = set()
+        for descriptor, name in prefix_conflicts(self.descriptors, self.event_names):
+            widened.add(descriptor)
+            self.warn("event_prefix", f"SCXML's {descriptor!r} also matches {name!r} (prefix matching), XState's "
+                      f"{descriptor!r} only itself: read as {descriptor + '.*'!r}, which matches both")
+        if widened:
+            for raw in self.by_sid.values():
+                if "on" in raw.config:
+                    raw.config["on"] = _widen(raw.config["on"], widened)
         return self._rebuild(config)
 
     def _rebuild(self, config: dict[str, Any]) -> dict[str, Any]:
@@ -357,6 +375,8 @@ class ScxmlReader:
                 always.append(transition)
                 continue
             for event in events:
+                self.descriptors.add(event)
+                self.event_names.add(event)
                 self._check_order(seen, event, where)
                 seen.append(event)
                 handler = self._event_handler(raw, event, invokes, after_sends, where)
@@ -523,6 +543,7 @@ class ScxmlReader:
             return self._keep(element, where, "is not SCXML")
         tag = local(element.tag)
         if tag == "raise":
+            self.event_names.add(element.get("event", ""))
             return {"type": "xstate.raise", "event": {"type": element.get("event", "")}}
         if tag == "send":
             return self._send(element, where, after_sends)
@@ -572,6 +593,7 @@ class ScxmlReader:
         if send_type not in (None, SCXML_EVENT_PROCESSOR, "scxml"):
             return self._keep(element, where, f"uses the event processor {send_type!r}")
         event: dict[str, Any] = {"type": element.get("event", "")}
+        self.event_names.add(event["type"])
         for param in element:
             if not is_scxml(param, "param"):
                 continue
@@ -637,11 +659,20 @@ class ScxmlReader:
         return result
 
 
+def _widen(on: dict[str, list[Any]], descriptors: set[str]) -> dict[str, list[Any]]:
+    """`on` with each of `descriptors` replaced by its `.*` form, in place (merged if both exist)."""
+    result: dict[str, list[Any]] = {}
+    for key, transitions in on.items():
+        result.setdefault(f"{key}.*" if key in descriptors else key, []).extend(transitions)
+    return result
+
+
 def _descriptor_covers(broad: str, narrow: str) -> bool:
     if broad in ("*", ".*"):
-        return True
+        return narrow not in ("*", ".*")
     stem = broad[:-2] if broad.endswith(".*") else broad
-    return narrow.startswith(stem + ".") and narrow != broad
+    narrow_stem = narrow[:-2] if narrow.endswith(".*") else narrow
+    return narrow_stem.startswith(stem + ".")  # `a` and `a.*` are the same SCXML descriptor
 
 
 def _is_after_send(action: Any, after_sends: dict[str, int | float]) -> bool:

@@ -18,7 +18,7 @@ import defusedxml.ElementTree as SafeET
 
 from statekit.errors import MachineDefinitionError
 from statekit.formats import FormatWarning, warning
-from statekit.formats.scxml_expr import call_expr, format_delay, literal_expr
+from statekit.formats.scxml_expr import call_expr, format_delay, literal_expr, prefix_conflicts
 from statekit.formats.scxml_read import SCXML_NS
 from statekit.model import Action, EnqueueBranch, Guard, MachineModel, StateNode, Transition
 from statekit.model.resolve import Resolver
@@ -123,9 +123,24 @@ class ScxmlWriter:
             scxml.append(self._state(child))
         for key in model.extra:
             self.warn("field_lost", f"the machine's {key!r} has no SCXML equivalent", key)
+        self._prefix_warnings()
         ET.indent(scxml, space="  ")
         body = ET.tostring(scxml, encoding="unicode")
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+    def _prefix_warnings(self) -> None:
+        descriptors = {t.event for t in self.model.transitions() if t.kind == "on"}
+        names = set(descriptors)
+        for node in self.model.root.walk():
+            for action in (*node.entry, *node.exit, *(a for t in node.transitions for a in t.actions)):
+                event = action.fields.get("event") if action.is_builtin else None
+                if isinstance(event, Mapping) and isinstance(event.get("type"), str):
+                    names.add(event["type"])
+                elif isinstance(event, str):
+                    names.add(event)
+        for descriptor, name in prefix_conflicts(descriptors, names):
+            self.warn("event_prefix", f"XState's {descriptor!r} matches only itself, SCXML's also matches {name!r} "
+                      "(prefix matching); use distinct event names or a wildcard descriptor")
 
     def _context(self, scxml: ET.Element) -> None:
         if not self.model.has_context or self.model.context is None:
