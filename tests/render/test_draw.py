@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -202,3 +203,9 @@ def test_no_engine_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     assert find_engine() is None
     with pytest.raises(RenderUnavailable, match="no layout engine"):
         render_svg(parse_machine(PLAYER))
+
+
+def test_an_engine_is_installed_in_ci() -> None:
+    """Locally the drawing tests skip without an engine; CI must have one (graphviz-pure)."""
+    if os.environ.get("CI") and find_engine() is None:
+        pytest.fail("no layout engine in CI: graphviz-pure must be installed with statekit")
