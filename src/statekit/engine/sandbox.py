@@ -23,20 +23,34 @@ DEFAULT_STACK_LIMIT = 512 * 1024
 MAX_SOURCE_CHARS = 100_000
 
 # Compiles each source once, then calls it with JSON-parsed arguments. `undefined` results
-# travel as the string "undefined" because JSON has no such value.
+# travel as the string "undefined" because JSON has no such value. The compiled-function cache
+# and the JSON and Function constructors are captured in a closure, so inline code that rewrites
+# globals (`JSON.stringify = ...`, `globalThis.__fns = ...`) cannot change what other inline
+# functions of the same run receive or return.
 _PRELUDE = """
-globalThis.__fns = Object.create(null);
-globalThis.__call = function (source, argsJson, paramsJson) {
-  let fn = __fns[source];
-  if (fn === undefined) {
-    fn = (0, eval)("(" + source + "\\n)");
-    if (typeof fn !== "function") throw new TypeError("inline code is not a function");
-    __fns[source] = fn;
-  }
-  const params = paramsJson === "undefined" ? undefined : JSON.parse(paramsJson);
-  const result = fn(JSON.parse(argsJson), params);
-  return result === undefined ? "undefined" : JSON.stringify(result);
-};
+(function () {
+  const fns = Object.create(null);
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
+  const FunctionConstructor = Function;
+  // The source must be one expression: compiled (not run) inside brackets, a `)` that would
+  // close the parenthesis below early is a syntax error, so no statement runs at compile time.
+  const compile = function (source) {
+    new FunctionConstructor("return [" + source + "\\n];");
+    return new FunctionConstructor("return (" + source + "\\n);")();
+  };
+  globalThis.__call = function (source, argsJson, paramsJson) {
+    let fn = fns[source];
+    if (fn === undefined) {
+      fn = compile(source);
+      if (typeof fn !== "function") throw new TypeError("inline code is not a function");
+      fns[source] = fn;
+    }
+    const params = paramsJson === "undefined" ? undefined : parse(paramsJson);
+    const result = fn(parse(argsJson), params);
+    return result === undefined ? "undefined" : stringify(result);
+  };
+})();
 """
 
 
