@@ -1,0 +1,191 @@
+"""Static extraction of XState machines from JavaScript / TypeScript source (never executed).
+
+`extract_machines(code)` finds every `createMachine(...)` call — bare, on `setup({...})`, or a
+member such as `xstate.createMachine` — evaluates its config statically (see `values`) and
+encodes it as statekit JSON (see `config`). Syntax errors and what could not be followed are
+reported in `errors` with 1-based line and column; nothing raises on bad input.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from tree_sitter import Node
+
+from statekit.extract.config import ConfigEncoder, implementations, looks_like_v6
+from statekit.extract.syntax import SourceError, named, parse, position, syntax_errors, text, unwrap
+from statekit.extract.values import UNDEFINED, Evaluator, JsRef
+
+#: Input larger than this is refused with an error rather than parsed (10 MB of source).
+MAX_SOURCE_BYTES = 10_000_000
+#: Call names that create a machine (XState v4's `Machine` too, as the Stately extractor does).
+_MACHINE_FACTORIES = frozenset({"createMachine", "Machine"})
+
+
+class ExtractedMachine(TypedDict):
+    name: str
+    line: int
+    column: int
+    xstateVersion: int
+    config: Any
+    implementations: dict[str, Any]
+
+
+class Extraction(TypedDict):
+    machines: list[ExtractedMachine]
+    errors: list[SourceError]
+
+
+def extract_machines(code: str, filename: str | None = None, xstate_version: int | None = None) -> Extraction:
+    """Every machine in `code`, in source order, with the problems met on the way."""
+    source = code.encode("utf-8", "surrogatepass")
+    if len(source) > MAX_SOURCE_BYTES:
+        return {"machines": [], "errors": [{
+            "code": "too_large", "message": f"source larger than {MAX_SOURCE_BYTES} bytes is not parsed",
+            "line": 1, "column": 1,
+        }]}
+    tree = parse(source, filename)
+    errors: list[SourceError] = syntax_errors(tree)
+    evaluator = Evaluator()
+    machines: list[ExtractedMachine] = []
+    for call in _machine_calls(tree.root_node, evaluator):
+        before = len(evaluator.problems)
+        machine = _extract_call(call, evaluator, len(machines), xstate_version)
+        if machine is not None:
+            machines.append(machine)
+        errors.extend(evaluator.problems[before:])
+    return {"machines": machines, "errors": errors}
+
+
+def _machine_calls(root: Node, evaluator: Evaluator) -> list[Node]:
+    """`createMachine(...)` calls in source order (an iterative walk: no recursion limit)."""
+    calls: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "call_expression" and _is_machine_call(node, evaluator):
+            calls.append(node)
+        stack.extend(reversed(node.children))
+    return calls
+
+
+def _is_machine_call(call: Node, evaluator: Evaluator) -> bool:
+    callee = call.child_by_field_name("function")
+    if callee is None:
+        return False
+    callee = unwrap(callee)
+    if callee.type == "member_expression":
+        prop = callee.child_by_field_name("property")
+        return prop is not None and text(prop) == "createMachine"
+    if callee.type == "identifier":
+        name = text(callee)
+        if name in _MACHINE_FACTORIES:
+            bound = evaluator.binding(name, callee)
+            return bound is None or bound.kind == "import"
+        return evaluator.xstate_name(callee) == "createMachine"
+    return False
+
+
+def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: int | None) -> ExtractedMachine | None:
+    arguments = call.child_by_field_name("arguments")
+    args = named(arguments) if arguments is not None else []
+    line, column = position(call)
+    if not args:
+        evaluator.problem(call, "no_config", "createMachine() without a config")
+        return None
+    config_value = evaluator.value(args[0])
+    if not isinstance(config_value, dict):
+        evaluator.problem(args[0], "unresolved_config",
+                          f"the config {text(args[0])[:60]!r} is not an object literal statekit can see")
+        return None
+    setup_value: Any = _setup_argument(call, evaluator)
+    if setup_value is None and len(args) > 1:
+        setup_value = evaluator.value(args[1])  # createMachine(config, implementations)
+    encoder = ConfigEncoder()
+    config = encoder.machine(config_value)
+    impls = implementations(setup_value) if setup_value is not None else {}
+    if encoder.inline_actors:
+        impls.setdefault("actors", {}).update(encoder.inline_actors)
+    if isinstance(setup_value, JsRef):
+        impls["$ref"] = setup_value.name
+    version = forced_version if forced_version is not None else (6 if looks_like_v6(config_value) else 5)
+    return {
+        "name": _machine_name(call, config_value, index),
+        "line": line,
+        "column": column,
+        "xstateVersion": version,
+        "config": config,
+        "implementations": impls,
+    }
+
+
+def _setup_argument(call: Node, evaluator: Evaluator) -> Any:
+    """The argument of the `setup(...)` that `.createMachine` is called on, if any."""
+    callee = call.child_by_field_name("function")
+    if callee is None or unwrap(callee).type != "member_expression":
+        return None
+    target = unwrap(callee).child_by_field_name("object")
+    if target is None:
+        return None
+    target = unwrap(target)
+    if target.type == "identifier":  # const s = setup({...}); s.createMachine(...)
+        bound = evaluator.binding(text(target), target)
+        if bound is None or bound.kind != "const" or bound.node is None:
+            return None
+        target = unwrap(bound.node)
+    if target.type != "call_expression":
+        return None
+    setup_callee = target.child_by_field_name("function")
+    setup_args = target.child_by_field_name("arguments")
+    if setup_callee is None or setup_args is None or evaluator.xstate_name(setup_callee) != "setup":
+        return None
+    items = named(setup_args)
+    if not items:
+        return {}
+    value = evaluator.value(items[0])
+    return value if value is not UNDEFINED else {}
+
+
+def _machine_name(call: Node, config: dict[str, Any], index: int) -> str:
+    """The variable, property or export the machine is bound to; else its id; else machineN."""
+    node: Node | None = call
+    while node is not None and node.parent is not None:
+        parent = node.parent
+        if parent.type in ("satisfies_expression", "as_expression", "parenthesized_expression",
+                           "non_null_expression", "type_assertion"):
+            node = parent
+            continue
+        if parent.type == "member_expression" or (parent.type == "call_expression" and node == parent.child_by_field_name("function")):
+            node = parent  # createMachine(...).provide(...)
+            continue
+        if parent.type == "variable_declarator":
+            name = parent.child_by_field_name("name")
+            if name is not None and name.type == "identifier":
+                return text(name)
+        if parent.type == "pair":
+            key = parent.child_by_field_name("key")
+            if key is not None:
+                return text(key).strip("'\"`")
+        if parent.type in ("assignment_expression",):
+            left = parent.child_by_field_name("left")
+            if left is not None:
+                return text(left)
+        if parent.type == "export_statement":
+            return "default"
+        if parent.type in ("return_statement", "arrow_function"):
+            function = parent
+            while function is not None and function.type not in ("function_declaration", "arrow_function", "function_expression", "method_definition"):
+                function = function.parent
+            if function is not None:
+                own = function.child_by_field_name("name")
+                if own is not None:
+                    return text(own)
+                if function.parent is not None and function.parent.type == "variable_declarator":
+                    declared = function.parent.child_by_field_name("name")
+                    if declared is not None:
+                        return text(declared)
+        break
+    machine_id = config.get("id")
+    if isinstance(machine_id, str) and machine_id:
+        return machine_id
+    return f"machine{index + 1}"

@@ -1,0 +1,507 @@
+"""Static evaluation of JavaScript expressions into plain values, without running anything.
+
+Literals, object and array literals (spreads included), constant arithmetic and references to
+`const` declarations in scope become Python data. Functions stay functions: `JsFunction` keeps
+their source and the name JavaScript would infer for them (`entry: () => {}` is named "entry",
+`const f = () => {}` is "f", an array item is ""), because XState reports inline actions by that
+name. Calls of XState's built-ins (`assign`, `raise`, `and`, ...) become `BuiltinCall`; imports
+and parameters become `JsRef`; anything else is kept as its source (`JsExpr`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tree_sitter import Node
+
+from statekit.extract.syntax import (
+    FUNCTION_TYPES,
+    SourceError,
+    named,
+    position,
+    string_part,
+    string_value,
+    text,
+    unwrap,
+)
+
+#: Nesting deeper than this is reported instead of followed (no recursion error on hostile input).
+MAX_DEPTH = 120
+#: XState exports whose calls statekit encodes as data (the rest of `xstate` is kept as source).
+XSTATE_BUILTINS = frozenset({
+    "assign", "raise", "sendTo", "sendParent", "emit", "log", "cancel", "spawnChild", "stopChild",
+    "stop", "enqueueActions", "and", "or", "not", "stateIn",
+})
+
+
+@dataclass(frozen=True, slots=True)
+class JsFunction:
+    """A function kept as source, with the name JavaScript infers for it."""
+
+    name: str
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class JsRef:
+    """A name statekit cannot see the value of: an import, a parameter, a `let`."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class JsExpr:
+    """An expression that is not data (a call, `new Date()`, ...), kept as source."""
+
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinCall:
+    """A call of an XState built-in (`assign(...)`, `and([...])`) with its evaluated arguments."""
+
+    name: str
+    args: tuple[Any, ...]
+    code: str
+
+
+class _Undefined:
+    """JavaScript's `undefined` (JSON drops it from objects)."""
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED = _Undefined()
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """What a name is bound to in some scope."""
+
+    kind: str  # "const", "function", "import", "opaque"
+    node: Node | None = None
+    module: str = ""
+    imported: str = ""
+
+
+_SCOPE_TYPES = frozenset({"program", "statement_block", "class_body", "switch_body"})
+_FUNCTION_SCOPES = FUNCTION_TYPES | {"method_definition"}
+
+
+class Evaluator:
+    """Evaluates expressions of one parsed file; collects what it could not follow in `problems`."""
+
+    def __init__(self) -> None:
+        self.problems: list[SourceError] = []
+        self._scopes: dict[int, dict[str, Binding]] = {}
+        self._const_values: dict[int, Any] = {}
+        self._resolving: set[int] = set()
+
+    # -- problems ---------------------------------------------------------------------------
+
+    def problem(self, node: Node, code: str, message: str) -> None:
+        line, column = position(node)
+        self.problems.append({"code": code, "message": message, "line": line, "column": column})
+
+    # -- scopes -----------------------------------------------------------------------------
+
+    def binding(self, name: str, at: Node) -> Binding | None:
+        """The binding `name` has at `at`: the nearest enclosing declaration or parameter."""
+        scope: Node | None = at
+        while scope is not None:
+            if scope.type in _SCOPE_TYPES:
+                found = self._scope_bindings(scope).get(name)
+                if found is not None:
+                    return found
+            elif scope.type in _FUNCTION_SCOPES and name in _parameter_names(scope):
+                return Binding("opaque")
+            scope = scope.parent
+        return None
+
+    def _scope_bindings(self, scope: Node) -> dict[str, Binding]:
+        cached = self._scopes.get(scope.id)
+        if cached is not None:
+            return cached
+        bindings: dict[str, Binding] = {}
+        for statement in named(scope):
+            _declare(statement, bindings)
+        self._scopes[scope.id] = bindings
+        return bindings
+
+    def xstate_name(self, callee: Node) -> str | None:
+        """The XState export a callee refers to (`assign`, `xstate.assign`, an alias), if any."""
+        callee = unwrap(callee)
+        if callee.type == "identifier":
+            name = text(callee)
+            bound = self.binding(name, callee)
+            if bound is None:
+                # A snippet without imports: the usual names are XState's.
+                return name
+            if bound.kind == "import" and _is_xstate(bound.module):
+                return bound.imported
+            return None
+        if callee.type == "member_expression":
+            obj = callee.child_by_field_name("object")
+            prop = callee.child_by_field_name("property")
+            if obj is None or prop is None or unwrap(obj).type != "identifier":
+                return None
+            name = text(unwrap(obj))
+            bound = self.binding(name, obj)
+            if (bound is None and name in ("xstate", "XState")) or (
+                bound is not None and bound.kind == "import" and _is_xstate(bound.module) and bound.imported in ("*", "default")
+            ):
+                return text(prop)
+        return None
+
+    # -- values -----------------------------------------------------------------------------
+
+    def value(self, node: Node, name: str = "", depth: int = 0) -> Any:
+        """The value of an expression; `name` is the name an anonymous function would get."""
+        node = unwrap(node)
+        if depth > MAX_DEPTH:
+            self.problem(node, "too_deep", f"nesting deeper than {MAX_DEPTH} levels is not followed")
+            return JsExpr(text(node)[:200])
+        kind = node.type
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            return handler(self, node, name, depth)
+        if kind in FUNCTION_TYPES:
+            own = node.child_by_field_name("name")
+            return JsFunction(text(own) if own is not None else name, text(node))
+        literal = string_value(node)
+        if literal is not None:
+            return literal
+        return JsExpr(text(node))
+
+    def _identifier(self, node: Node, name: str, depth: int) -> Any:
+        ident = text(node)
+        if ident == "undefined":
+            return UNDEFINED
+        if ident in ("NaN", "Infinity"):
+            return math.nan if ident == "NaN" else math.inf
+        bound = self.binding(ident, node)
+        if bound is None or bound.kind in ("import", "opaque") or bound.node is None:
+            return JsRef(ident)
+        if bound.kind == "function":
+            return JsFunction(ident, text(bound.node))
+        key = bound.node.id
+        if key in self._const_values:
+            return self._const_values[key]
+        if key in self._resolving:
+            self.problem(node, "circular_reference", f"{ident!r} refers to itself")
+            return JsRef(ident)
+        self._resolving.add(key)
+        try:
+            resolved = self.value(bound.node, ident, depth + 1)
+        finally:
+            self._resolving.discard(key)
+        self._const_values[key] = resolved
+        return resolved
+
+    def _object(self, node: Node, _name: str, depth: int) -> Any:
+        result: dict[str, Any] = {}
+        for member in named(node):
+            kind = member.type
+            if kind == "pair":
+                key = self._key(member.child_by_field_name("key"), depth)
+                value_node = member.child_by_field_name("value")
+                if key is None or value_node is None:
+                    continue
+                result[key] = self.value(value_node, key, depth + 1)
+            elif kind == "shorthand_property_identifier":
+                key = text(member)
+                result[key] = self._identifier(member, key, depth + 1)
+            elif kind == "method_definition":
+                key = self._key(member.child_by_field_name("name"), depth)
+                if key is not None:
+                    result[key] = JsFunction(key, text(member))
+            elif kind == "spread_element":
+                spread = self.value(named(member)[0], "", depth + 1) if named(member) else None
+                if isinstance(spread, dict):
+                    result.update(spread)
+                elif spread is not None and spread is not UNDEFINED:
+                    self.problem(member, "unresolved_spread", f"cannot see what {text(member)!r} spreads; left out")
+        return result
+
+    def _key(self, key_node: Node | None, depth: int) -> str | None:
+        if key_node is None:
+            return None
+        kind = key_node.type
+        if kind in ("property_identifier", "private_property_identifier"):
+            return text(key_node)
+        if kind == "number":
+            return _js_string(_number(text(key_node)))
+        if kind == "computed_property_name":
+            inner = named(key_node)
+            computed = self.value(inner[0], "", depth + 1) if inner else None
+            if isinstance(computed, str | int | float) and not isinstance(computed, bool):
+                return _js_string(computed)
+            self.problem(key_node, "unresolved_key", f"cannot compute the key {text(key_node)!r}; left out")
+            return None
+        literal = string_value(key_node)
+        return literal if literal is not None else text(key_node)
+
+    def _array(self, node: Node, _name: str, depth: int) -> Any:
+        items: list[Any] = []
+        for element in named(node):
+            if element.type == "spread_element":
+                spread = self.value(named(element)[0], "", depth + 1) if named(element) else None
+                if isinstance(spread, list):
+                    items.extend(spread)
+                else:
+                    self.problem(element, "unresolved_spread", f"cannot see what {text(element)!r} spreads; left out")
+            else:
+                items.append(self.value(element, "", depth + 1))
+        return items
+
+    def _call(self, node: Node, _name: str, depth: int) -> Any:
+        callee = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        builtin = self.xstate_name(callee) if callee is not None else None
+        if builtin in XSTATE_BUILTINS and arguments is not None and arguments.type == "arguments":
+            args = tuple(self.value(arg, "", depth + 1) for arg in named(arguments))
+            return BuiltinCall(builtin, args, text(node))
+        return JsExpr(text(node))
+
+    def _member(self, node: Node, _name: str, depth: int) -> Any:
+        obj_node = node.child_by_field_name("object")
+        prop = node.child_by_field_name("property")
+        if obj_node is None or prop is None:
+            return JsExpr(text(node))
+        obj = self.value(obj_node, "", depth + 1)
+        key = text(prop) if node.type == "member_expression" else self.value(prop, "", depth + 1)
+        if isinstance(obj, dict) and isinstance(key, str):
+            return obj.get(key, UNDEFINED)
+        if isinstance(obj, list) and isinstance(key, int) and 0 <= key < len(obj):
+            return obj[key]
+        if isinstance(obj, JsRef) and isinstance(key, str):
+            return JsRef(f"{obj.name}.{key}")
+        return JsExpr(text(node))
+
+    def _number(self, node: Node, _name: str, _depth: int) -> Any:
+        return _number(text(node))
+
+    def _template(self, node: Node, _name: str, depth: int) -> Any:
+        parts: list[str] = []
+        for child in node.named_children:
+            if child.type == "template_substitution":
+                inner = named(child)
+                value = self.value(inner[0], "", depth + 1) if inner else None
+                if isinstance(value, str | int | float) and not isinstance(value, bool):
+                    parts.append(_js_string(value))
+                else:
+                    return JsExpr(text(node))
+            else:
+                parts.append(string_part(child))
+        return "".join(parts)
+
+    def _unary(self, node: Node, _name: str, depth: int) -> Any:
+        operator = node.child_by_field_name("operator")
+        argument = node.child_by_field_name("argument")
+        if operator is None or argument is None:
+            return JsExpr(text(node))
+        value = self.value(argument, "", depth + 1)
+        op = text(operator)
+        if op == "!" and isinstance(value, bool | int | float | str):
+            return not value
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if op == "-":
+                return _normal_number(-value)
+            if op == "+":
+                return value
+        return JsExpr(text(node))
+
+    def _binary(self, node: Node, _name: str, depth: int) -> Any:
+        left_node = node.child_by_field_name("left")
+        right_node = node.child_by_field_name("right")
+        operator = node.child_by_field_name("operator")
+        if left_node is None or right_node is None or operator is None:
+            return JsExpr(text(node))
+        left = self.value(left_node, "", depth + 1)
+        right = self.value(right_node, "", depth + 1)
+        folded = _fold(text(operator), left, right)
+        return JsExpr(text(node)) if folded is None else folded
+
+    def _constant(self, node: Node, _name: str, _depth: int) -> Any:
+        return {"true": True, "false": False, "null": None, "undefined": UNDEFINED}[node.type]
+
+
+_HANDLERS: dict[str, Callable[[Evaluator, Node, str, int], Any]] = {
+    "identifier": Evaluator._identifier,
+    "object": Evaluator._object,
+    "array": Evaluator._array,
+    "call_expression": Evaluator._call,
+    "member_expression": Evaluator._member,
+    "subscript_expression": Evaluator._member,
+    "number": Evaluator._number,
+    "template_string": Evaluator._template,
+    "unary_expression": Evaluator._unary,
+    "binary_expression": Evaluator._binary,
+    "true": Evaluator._constant,
+    "false": Evaluator._constant,
+    "null": Evaluator._constant,
+    "undefined": Evaluator._constant,
+}
+
+
+def _is_xstate(module: str) -> bool:
+    return module == "xstate" or module.startswith("xstate/")
+
+
+def _declare(statement: Node, bindings: dict[str, Binding]) -> None:
+    """Record the names a statement declares in its block."""
+    kind = statement.type
+    if kind == "export_statement":
+        declaration = statement.child_by_field_name("declaration")
+        if declaration is not None:
+            _declare(declaration, bindings)
+        return
+    if kind == "lexical_declaration":
+        is_const = statement.child(0) is not None and text(statement.child(0)) == "const"  # type: ignore[arg-type]
+        for declarator in named(statement):
+            if declarator.type != "variable_declarator":
+                continue
+            name_node = declarator.child_by_field_name("name")
+            value_node = declarator.child_by_field_name("value")
+            if name_node is None or name_node.type != "identifier":
+                continue
+            if is_const and value_node is not None:
+                bindings[text(name_node)] = Binding("const", value_node)
+            else:
+                bindings[text(name_node)] = Binding("opaque")
+        return
+    if kind == "variable_declaration":
+        for declarator in named(statement):
+            name_node = declarator.child_by_field_name("name")
+            if name_node is not None and name_node.type == "identifier":
+                bindings[text(name_node)] = Binding("opaque")
+        return
+    if kind in ("function_declaration", "generator_function_declaration"):
+        name_node = statement.child_by_field_name("name")
+        if name_node is not None:
+            bindings[text(name_node)] = Binding("function", statement)
+        return
+    if kind == "class_declaration":
+        name_node = statement.child_by_field_name("name")
+        if name_node is not None:
+            bindings[text(name_node)] = Binding("opaque")
+        return
+    if kind == "import_statement":
+        _declare_import(statement, bindings)
+
+
+def _declare_import(statement: Node, bindings: dict[str, Binding]) -> None:
+    source = statement.child_by_field_name("source")
+    module = (string_value(source) or "") if source is not None else ""
+    for clause in named(statement):
+        if clause.type != "import_clause":
+            continue
+        for part in named(clause):
+            if part.type == "identifier":
+                bindings[text(part)] = Binding("import", module=module, imported="default")
+            elif part.type == "namespace_import":
+                inner = [n for n in named(part) if n.type == "identifier"]
+                if inner:
+                    bindings[text(inner[0])] = Binding("import", module=module, imported="*")
+            elif part.type == "named_imports":
+                for spec in named(part):
+                    if spec.type != "import_specifier":
+                        continue
+                    imported = spec.child_by_field_name("name")
+                    alias = spec.child_by_field_name("alias")
+                    if imported is None:
+                        continue
+                    local = alias if alias is not None else imported
+                    bindings[text(local)] = Binding("import", module=module, imported=string_value(imported) or text(imported))
+
+
+def _parameter_names(function: Node) -> set[str]:
+    names: set[str] = set()
+    single = function.child_by_field_name("parameter")
+    if single is not None and single.type == "identifier":
+        names.add(text(single))
+    params = function.child_by_field_name("parameters")
+    if params is None:
+        return names
+    stack = [params]
+    while stack:
+        current = stack.pop()
+        if current.type in ("identifier", "shorthand_property_identifier_pattern"):
+            names.add(text(current))
+            continue
+        if current.type in ("type_annotation", "object", "array") or current.type in FUNCTION_TYPES:
+            continue  # types and default values declare nothing
+        if current.type == "pair_pattern":
+            value = current.child_by_field_name("value")
+            if value is not None:
+                stack.append(value)
+            continue
+        stack.extend(current.named_children)
+    return names
+
+
+def _number(raw: str) -> int | float:
+    cleaned = raw.replace("_", "").lower()
+    try:
+        if cleaned.endswith("n"):
+            return int(cleaned[:-1], 0)
+        if cleaned.startswith(("0x", "0o", "0b")):
+            return int(cleaned, 0)
+        if len(cleaned) > 1 and cleaned.startswith("0") and cleaned.isdigit():
+            return int(cleaned, 8)  # legacy octal
+        return _normal_number(float(cleaned))
+    except ValueError:
+        return math.nan
+
+
+def _normal_number(value: float | int) -> int | float:
+    """Integral floats as ints, as JSON.stringify prints them."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _js_string(value: Any) -> str:
+    """`String(value)` for the primitives a key or a template may hold."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(_normal_number(value))
+    return str(value)
+
+
+def _fold(op: str, left: Any, right: Any) -> Any:
+    """Constant folding of the operators configs use (`15 * 60 * 1000`, `'a' + 'b'`)."""
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (left, right))
+    if op == "+" and (isinstance(left, str) or isinstance(right, str)):
+        if all(isinstance(v, str | int | float) for v in (left, right)):
+            return _js_string(left) + _js_string(right)
+        return None
+    if not numbers:
+        return None
+    try:
+        if op == "+":
+            return _normal_number(left + right)
+        if op == "-":
+            return _normal_number(left - right)
+        if op == "*":
+            return _normal_number(left * right)
+        if op == "/":
+            return _normal_number(left / right) if right else None
+        if op == "%":
+            return _normal_number(math.fmod(left, right)) if right else None
+        if op == "**":
+            return _normal_number(left**right)
+    except (OverflowError, ValueError):
+        return None
+    return None

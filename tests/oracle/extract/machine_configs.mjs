@@ -1,0 +1,219 @@
+// What XState itself builds from each source file: every machine's `machine.config`, in the
+// order the machines are created, normalised to statekit's JSON encoding.
+//
+//   node machine_configs.mjs FILE...   ->  {"FILE": {"machines": [config, ...]} | {"error": "..."}}
+//
+// Each file is transpiled with TypeScript's transpileModule and run as CommonJS with a `require`
+// that gives the real xstate 5.33.3 (createMachine / setup wrapped to record each machine) and,
+// for any other module, a stand-in whose every export is a named marker (`{"$ref": name}`).
+// createActor is inert so that files which start their machines do not run them.
+//
+// The encoding mirrors src/statekit/extract/config.py from the runtime side: XState's built-in
+// action objects carry their arguments as properties (`assign.assignment`, `raise.event`, ...),
+// guard helpers carry theirs (`and.guards`, `stateIn.stateValue`), and inline functions are
+// reported by their JavaScript name, as XState reports them.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import ts from 'typescript';
+import { COMPILER_OPTIONS, normalizeCode } from './normalize.mjs';
+
+const requireHere = createRequire(import.meta.url);
+const xstate = requireHere('xstate');
+const REF = Symbol('statekit.ref');
+const DEFAULT_LOG = xstate.log().value.toString();
+
+function marker(name) {
+  const fn = function () { return marker(`${name}()`); };
+  fn[REF] = name;
+  return new Proxy(fn, {
+    get(target, key) {
+      if (key === REF) return name;
+      if (typeof key === 'symbol' || key === 'prototype' || key === 'toString') return target[key];
+      return marker(`${name}.${String(key)}`);
+    },
+  });
+}
+
+// A module other than xstate: each export is a marker named as the importing file names it
+// (`ns.member` for `import * as ns`, the local name for a default import).
+function stubModule(local) {
+  return new Proxy({}, {
+    get(_, key) {
+      if (key === '__esModule') return true;
+      if (typeof key === 'symbol') return undefined;
+      if (key === 'default' && local.default) return marker(local.default);
+      return marker(local.namespace ? `${local.namespace}.${String(key)}` : String(key));
+    },
+  });
+}
+
+function importNames(source) {
+  const names = new Map();
+  const file = ts.createSourceFile('x.tsx', source, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TSX);
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || !statement.importClause) continue;
+    const spec = statement.moduleSpecifier.text;
+    const entry = names.get(spec) ?? {};
+    const clause = statement.importClause;
+    if (clause.name) entry.default = clause.name.text;
+    if (clause.namedBindings && ts.isNamespaceImport(clause.namedBindings)) entry.namespace = clause.namedBindings.name.text;
+    names.set(spec, entry);
+  }
+  return names;
+}
+
+function runFile(file) {
+  const recorded = [];
+  const record = (machine) => { recorded.push(machine.config); return machine; };
+  const inertActor = () => new Proxy(function () {}, { get: (t, k) => (k === 'then' ? undefined : inertActor()), apply: () => inertActor() });
+  const shim = {
+    ...xstate,
+    createMachine: (config, impl) => record(xstate.createMachine(config, impl)),
+    setup: (arg) => {
+      const built = xstate.setup(arg);
+      return Object.assign(Object.create(built), { createMachine: (config) => record(built.createMachine(config)) });
+    },
+    createActor: inertActor,
+    interpret: inertActor,
+  };
+  const source = fs.readFileSync(file, 'utf8');
+  const js = ts.transpileModule(source, { compilerOptions: COMPILER_OPTIONS, fileName: path.basename(file).replace(/\.(jsx?|mjs|cjs)$/, '.tsx') }).outputText;
+  const module = { exports: {} };
+  const imports = importNames(source);
+  const fakeRequire = (name) => (name === 'xstate' ? shim : stubModule(imports.get(name) ?? {}));
+  // eslint-disable-next-line no-new-func
+  new Function('require', 'module', 'exports', 'console', js)(fakeRequire, module, module.exports, { log() {}, error() {}, warn() {}, info() {} });
+  return recorded;
+}
+
+// ---- encoding (mirrors src/statekit/extract/config.py) ----
+
+const isRef = (v) => typeof v === 'function' && v[REF] !== undefined;
+
+function plain(v) {
+  if (isRef(v)) return { $ref: v[REF] };
+  if (typeof v === 'function') {
+    if (typeof v.type === 'string' && v.type.startsWith('xstate.')) return builtinAction(v);
+    if (typeof v.check === 'function' && ['and', 'or', 'not', 'stateIn'].includes(v.name)) return guard(v);
+    return { $js: normalizeCode(v.toString()) };
+  }
+  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : plain(x)));
+  if (v && typeof v === 'object') {
+    const out = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = plain(x);
+    return out;
+  }
+  if (typeof v === 'number' && !Number.isFinite(v)) return null;
+  return v;
+}
+
+function put(out, key, value) { if (value !== undefined) out[key] = plain(value); }
+
+function builtinAction(fn) {
+  const type = fn.type;
+  const out = { type };
+  switch (type) {
+    case 'xstate.assign': out.assignment = plain(fn.assignment); return out;
+    case 'xstate.raise': put(out, 'event', fn.event); put(out, 'id', fn.id); put(out, 'delay', fn.delay); return out;
+    case 'xstate.sendTo':
+      if (fn.to === '#_parent') {
+        const parent = { type: 'xstate.sendParent' };
+        put(parent, 'event', fn.event); put(parent, 'id', fn.id); put(parent, 'delay', fn.delay);
+        return parent;
+      }
+      put(out, 'to', fn.to); put(out, 'event', fn.event); put(out, 'id', fn.id); put(out, 'delay', fn.delay); return out;
+    case 'xstate.emit': put(out, 'event', fn.event); return out;
+    case 'xstate.log':
+      if (!(typeof fn.value === 'function' && fn.value.toString() === DEFAULT_LOG)) put(out, 'value', fn.value);
+      put(out, 'label', fn.label); return out;
+    case 'xstate.cancel': put(out, 'sendId', fn.sendId); return out;
+    case 'xstate.spawnChild':
+      put(out, 'src', fn.src); put(out, 'id', fn.id); put(out, 'systemId', fn.systemId); put(out, 'input', fn.input);
+      if (fn.syncSnapshot) put(out, 'syncSnapshot', fn.syncSnapshot);
+      return out;
+    case 'xstate.stopChild': put(out, 'actorRef', fn.actorRef); return out;
+    case 'xstate.enqueueActions': out.code = normalizeCode(fn.collect.toString()); return out;
+    default: return { $js: normalizeCode(fn.toString()) };
+  }
+}
+
+function action(v) {
+  if (typeof v === 'function' && !isRef(v)) {
+    if (typeof v.type === 'string' && v.type.startsWith('xstate.')) return builtinAction(v);
+    return { type: v.name || '(anonymous)', code: normalizeCode(v.toString()) };
+  }
+  return plain(v);
+}
+const actions = (v) => (Array.isArray(v) ? v.map(action) : action(v));
+
+function guard(v) {
+  if (typeof v === 'function' && !isRef(v)) {
+    if (typeof v.check === 'function') {
+      if (v.name === 'not') return { type: 'xstate.not', guard: guard(v.guards[0]) };
+      if (v.name === 'stateIn') return { type: 'xstate.stateIn', state: plain(v.stateValue) };
+      if (v.name === 'and' || v.name === 'or') return { type: `xstate.${v.name}`, guards: v.guards.map(guard) };
+    }
+    return { type: v.name || '(anonymous)', code: normalizeCode(v.toString()) };
+  }
+  return plain(v);
+}
+
+function transition(v) {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return plain(v);
+  const out = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    out[k] = k === 'guard' ? guard(x) : k === 'actions' ? actions(x) : plain(x);
+  }
+  return out;
+}
+const transitions = (v) => (Array.isArray(v) ? v.map(transition) : transition(v));
+
+function invoke(v, nodeId, index) {
+  if (!v || typeof v !== 'object') return plain(v);
+  const out = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    if (k === 'src' && typeof x !== 'string') out[k] = `xstate.invoke.${index}.${nodeId}`;
+    else if (['onDone', 'onError', 'onSnapshot'].includes(k)) out[k] = transitions(x);
+    else out[k] = plain(x);
+  }
+  return out;
+}
+
+function state(v, machineId, statePath) {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return plain(v);
+  const nodeId = typeof v.id === 'string' ? v.id : [machineId, ...statePath].join('.');
+  const out = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    if (k === 'states' && x && typeof x === 'object') {
+      out[k] = {};
+      for (const [child, cfg] of Object.entries(x)) if (cfg !== undefined) out[k][child] = state(cfg, machineId, [...statePath, child]);
+    } else if ((k === 'on' || k === 'after') && x && typeof x === 'object' && !Array.isArray(x)) {
+      out[k] = {};
+      for (const [ev, t] of Object.entries(x)) if (t !== undefined) out[k][ev] = transitions(t);
+    } else if (k === 'always' || k === 'onDone') out[k] = transitions(x);
+    else if (k === 'entry' || k === 'exit') out[k] = actions(x);
+    else if (k === 'invoke') out[k] = Array.isArray(x) ? x.map((i, n) => invoke(i, nodeId, n)) : invoke(x, nodeId, 0);
+    else out[k] = plain(x);
+  }
+  return out;
+}
+
+function machine(config) {
+  const id = typeof config.id === 'string' ? config.id : '(machine)';
+  return state(config, id, []);
+}
+
+const results = {};
+for (const file of process.argv.slice(2)) {
+  try {
+    results[file] = { machines: runFile(file).map(machine) };
+  } catch (error) {
+    results[file] = { error: String(error && error.stack ? error.stack.split('\n').slice(0, 3).join(' | ') : error) };
+  }
+}
+process.stdout.write(JSON.stringify(results));
+process.exit(0);
