@@ -287,3 +287,65 @@ def test_a_simulation_after_a_failed_one_runs_normally() -> None:
     result = tools.call("simulate_machine", {"machine": _assign_machine("({ event }) => event.value * 2"),
                                               "events": [{"type": "GO", "value": 21}]})
     assert result["steps"][-1]["context"] == {"n": 42} and result["execution"]["stopped"] is None
+
+
+# -- named implementations given as code (setup({...}) read from XState source) -----------------
+
+
+def test_named_implementations_given_as_code_run_in_the_sandbox() -> None:
+    import statekit
+    from statekit.engine.inline import implementations_from_code
+    from statekit.engine.machine import Machine
+
+    setup_code = {
+        "guards": {
+            "atLeast": {"code": "({ context }, params) => context.n >= params.min"},
+            "never": {"value": {"type": "xstate.not", "guard": "always"}},
+            "always": {"code": "() => true"},
+            "elsewhere": {"$ref": "importedGuards"},
+        },
+        "actions": {
+            "bump": {"type": "xstate.assign", "assignment": {"n": {"$js": "({ context }, params) => context.n + params.by"}}},
+            "note": {"code": "() => { throw new Error('executed only by an actor'); }"},
+        },
+        "delays": {"later": {"code": "({ context }) => context.n * 100"}, "fixed": {"value": 5}},
+        "actors": {"worker": {"code": "fromPromise(async () => 1)"}, "external": {"$ref": "imported"}},
+    }
+    config = {
+        "id": "m", "initial": "a", "context": {"n": 0},
+        "states": {
+            "a": {
+                "on": {
+                    "BUMP": {"actions": [{"type": "bump", "params": {"by": 2}}, "note"]},
+                    "GO": [{"target": "b", "guard": {"type": "atLeast", "params": {"min": 4}}}],
+                    "NEVER": {"target": "b", "guard": "never"},
+                    "ELSE": {"target": "b", "guard": "elsewhere"},
+                },
+            },
+            "b": {"after": {"later": "a", "fixed": "a"}, "invoke": {"id": "w", "src": "worker"}},
+        },
+    }
+    implementations = implementations_from_code(setup_code, JsSandbox())
+    assert set(implementations.actors) == {"worker"}
+    machine = Machine.from_config(config, implementations)
+    snapshot, _ = statekit.initial_transition(machine)
+    snapshot, _ = statekit.transition(machine, snapshot, {"type": "GO"})
+    assert snapshot.value == "a"  # 0 < 4
+    snapshot, actions = statekit.transition(machine, snapshot, {"type": "BUMP"})
+    assert snapshot.context == {"n": 2} and [action.type for action in actions] == ["note"]
+    snapshot, _ = statekit.transition(machine, snapshot, {"type": "NEVER"})
+    assert snapshot.value == "a"
+    snapshot, _ = statekit.transition(machine, snapshot, {"type": "BUMP"})
+    snapshot, actions = statekit.transition(machine, snapshot, {"type": "GO"})
+    assert snapshot.value == "b" and snapshot.context == {"n": 4}
+    delays = {action.params["delay"] for action in actions if action.type == "xstate.raise"}
+    assert delays == {400, 5}
+    assert list(snapshot.children) == ["w"]
+    with pytest.raises(EngineError, match="'elsewhere'"):
+        statekit.transition(machine, statekit.initial_transition(machine)[0], {"type": "ELSE"})
+    with pytest.raises(EngineError, match="executed only by an actor") as caught:
+        note = next(action for action in statekit.transition(machine, statekit.initial_transition(machine)[0],
+                                                              {"type": "BUMP"})[1] if action.type == "note")
+        assert note.run is not None and note.args is not None
+        note.run(note.args, note.params)
+    assert "action 'note'" in str(caught.value)

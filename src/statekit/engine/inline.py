@@ -38,3 +38,72 @@ def evaluate_inline(evaluator: CodeEvaluator | None, code: str, args: Mapping[st
             "(statekit runs inline functions only in its JavaScript sandbox)"
         )
     return evaluator.evaluate(code, args, params, where=where)
+
+
+def implementations_from_code(source: Mapping[str, Any], evaluator: CodeEvaluator | None) -> Any:
+    """`Implementations` for a `setup({...})` read from XState source, its functions run by `evaluator`.
+
+    `source` is what the XState source reader extracts: `{"guards": {name: impl}, "actions":
+    ..., "actors": ..., "delays": ...}` where `impl` is `{"code": function source}`,
+    `{"value": data}` (a number of milliseconds, a guard or built-in action written as config
+    data) or a built-in action object (`{"type": "xstate.assign", ...}`), or `{"$ref": name}`
+    (not resolvable statically: left unimplemented, so using it fails as in XState).
+    """
+    from statekit.engine.implementations import Implementations
+
+    guards: dict[str, Any] = {}
+    actions: dict[str, Any] = {}
+    delays: dict[str, Any] = {}
+    for name, item in _group(source, "guards").items():
+        if isinstance(item, Mapping) and isinstance(item.get("code"), str):
+            guards[name] = _inline_guard(item["code"], evaluator, name)
+        elif isinstance(item, Mapping) and "value" in item:
+            guards[name] = item["value"]
+    for name, item in _group(source, "actions").items():
+        if isinstance(item, Mapping) and isinstance(item.get("code"), str):
+            actions[name] = _inline_action(item["code"], evaluator, name)
+        elif isinstance(item, Mapping) and isinstance(item.get("value"), Mapping):
+            actions[name] = item["value"]
+        elif isinstance(item, Mapping) and isinstance(item.get("type"), str):
+            actions[name] = item
+    for name, item in _group(source, "delays").items():
+        if isinstance(item, Mapping) and isinstance(item.get("code"), str):
+            delays[name] = _inline_delay(item["code"], evaluator, name)
+        elif isinstance(item, Mapping) and isinstance(item.get("value"), int | float):
+            delays[name] = item["value"]
+    # The pure engine never runs actor logic: a known `src` is what makes a child exist.
+    actors = {name: item for name, item in _group(source, "actors").items() if "$ref" not in item}
+    return Implementations(guards=guards, actions=actions, delays=delays, actors=actors, evaluator=evaluator)
+
+
+def _group(source: Mapping[str, Any], kind: str) -> Mapping[str, Mapping[str, Any]]:
+    group = source.get(kind)
+    if not isinstance(group, Mapping):
+        return {}
+    return {name: item for name, item in group.items() if isinstance(name, str) and isinstance(item, Mapping)}
+
+
+def _arguments(args: Any) -> dict[str, Any]:
+    return {"context": args.context, "event": args.event}
+
+
+def _inline_guard(code: str, evaluator: CodeEvaluator | None, name: str) -> Any:
+    def guard(args: Any, params: Any) -> bool:
+        return bool(evaluate_inline(evaluator, code, _arguments(args), params, f"guard '{name}'"))
+
+    return guard
+
+
+def _inline_action(code: str, evaluator: CodeEvaluator | None, name: str) -> Any:
+    # The pure engine only reports a named action; an actor that executes it runs the code.
+    def action(args: Any, params: Any) -> None:
+        evaluate_inline(evaluator, code, _arguments(args), params, f"action '{name}'")
+
+    return action
+
+
+def _inline_delay(code: str, evaluator: CodeEvaluator | None, name: str) -> Any:
+    def delay(args: Any, params: Any) -> Any:
+        return evaluate_inline(evaluator, code, _arguments(args), params, f"delay '{name}'")
+
+    return delay
