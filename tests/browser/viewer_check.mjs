@@ -121,6 +121,19 @@ const waitFor = (app, fn, arg) => app.appFrame.waitForFunction(fn, arg, { timeou
   check("regions show their own states", ["player.playing.audio.on", "player.playing.video.hd"].every((id) => inner.includes(id)), inner);
   const deeper = await app.frame.locator("#breadcrumbs button").allTextContents();
   check("breadcrumbs follow the drill-in", JSON.stringify(deeper) === JSON.stringify(["player", "playing"]), deeper);
+  const hidden = await app.appFrame.evaluate(() => {
+    // A point on each edge line must reach the pointer as that edge, not as a region over it.
+    return Array.from(document.querySelectorAll(".edge path")).filter((path) => {
+      const at = path.getPointAtLength(path.getTotalLength() * 0.3);
+      const matrix = path.getScreenCTM();
+      const x = at.x * matrix.a + at.y * matrix.c + matrix.e, y = at.x * matrix.b + at.y * matrix.d + matrix.f;
+      const hit = document.elementFromPoint(x, y);
+      return !(hit && hit.closest(".edge") === path.closest(".edge"));
+    }).map((path) => path.closest(".edge").getAttribute("data-edge-id"));
+  });
+  check("edge lines inside regions are visible", hidden.length === 0, hidden);
+  const regionLabels = await app.frame.locator(".edge-label text").allTextContents();
+  check("delays read as in the PNGs (after 1s)", regionLabels.includes("after 1s"), regionLabels);
   await shot(app, "02-drilled-into-parallel");
   await app.frame.locator('#breadcrumbs button[data-node-id="player"]').click();
   await waitFor(app, () => document.body.dataset.parent === "player");

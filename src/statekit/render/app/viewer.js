@@ -135,8 +135,13 @@
     if (action && typeof action === "object" && typeof action.type === "string") { return action.type.replace(/^xstate\./, ""); }
     return "inline";
   }
+  // `after 1s` for 1000 ms, as the PNG drawings write it; a named delay stays as written.
+  function delayText(delay) {
+    if (typeof delay !== "number" || !isFinite(delay)) { return String(delay); }
+    return delay >= 1000 && delay % 100 === 0 ? delay / 1000 + "s" : delay + "ms";
+  }
   function edgeCaption(trigger, info) {
-    var caption = trigger;
+    var caption = info.kind === "after" && info.delay !== undefined ? "after " + delayText(info.delay) : trigger;
     if (info.guard !== undefined && info.guard !== null) { caption += " [" + guardText(info.guard) + "]"; }
     if (Array.isArray(info.actions) && info.actions.length) { caption += " / " + info.actions.map(actionText).join(", "); }
     return caption;
@@ -490,7 +495,7 @@
   // Labels are placed after the layout, so the frame grows to hold any that stick out of it.
   function growFrame(frameRect, frameW, frameH) {
     var left = 0, top = 0, right = frameW, bottom = frameH;
-    var inside = viewport.querySelectorAll("[data-state-id], .edge-label");
+    var inside = viewport.querySelectorAll("[data-state-id], .edge-label, .initial");
     for (var i = 0; i < inside.length; i++) {
       if (inside[i].closest("[data-ghost-id]")) { continue; }
       var b;
@@ -559,9 +564,11 @@
     if (!initial || !boxes.has(initial)) { return; }
     var b = boxes.get(initial);
     var h = horizontal();
-    var x = h ? b.x - 30 : b.x + b.w / 2, y = h ? b.y + b.h / 2 : b.y - 26;
+    // Across the flow (left of the state going down, above it going right), where edges from
+    // the previous layer do not arrive.
+    var x = h ? b.x + b.w / 2 : b.x - 26, y = h ? b.y - 24 : b.y + b.h / 2;
     el("circle", { "class": "initial", cx: x, cy: y, r: 5, "data-initial-of": parent.id }, layers.states);
-    el("path", { "class": "initial-arrow", d: "M" + x + "," + y + " L" + (h ? b.x - 2 : x) + "," + (h ? y : b.y - 2),
+    el("path", { "class": "initial-arrow", d: "M" + x + "," + y + " L" + (h ? x : b.x - 2) + "," + (h ? b.y - 2 : y),
       stroke: "currentColor", "marker-end": "url(#arrow)" }, layers.states).setAttribute("style", "stroke: var(--ink)");
   }
 
