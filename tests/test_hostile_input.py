@@ -245,7 +245,6 @@ def nested_dict(depth: int) -> dict[str, Any]:
 # flow mappings at 1,000).
 DEEP_TEN_THOUSAND = {
     "json-arrays": "[" * DEPTH + "]" * DEPTH,
-    "json-unclosed": "[" * DEPTH,
     "yaml-flow-maps": "a: " + "{b: " * DEPTH + "1" + "}" * DEPTH,
 }
 
