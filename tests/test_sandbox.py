@@ -7,6 +7,9 @@ limit per call. These tests drive the sandbox directly, then through `simulate_m
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 from typing import Any
 
 import pytest
@@ -93,6 +96,8 @@ def test_results_that_are_not_json_are_refused(sandbox: JsSandbox, code: str, me
 def test_arguments_that_are_not_json_are_refused(sandbox: JsSandbox) -> None:
     assert "only receive JSON" in _failure(sandbox, "() => 1", {"context": {"s": {1, 2}}})
     assert "only receive JSON" in _failure(sandbox, "() => 1", {"context": {}}, params=object())
+    assert "only receive JSON" in _failure(sandbox, "() => 1", {"context": {"x": float("nan")}})
+    assert "only receive JSON" in _failure(sandbox, "() => 1", {"context": {}}, params={"x": float("inf")})
 
 
 # -- limits ---------------------------------------------------------------------------------------
@@ -135,6 +140,40 @@ def test_the_sandbox_works_again_after_each_kind_of_failure(sandbox: JsSandbox) 
         with pytest.raises(EngineError):
             sandbox.evaluate(code, {}, None)
         assert sandbox.evaluate(increment, {"context": {"n": 41}}, None) == 42
+
+
+def test_deep_recursion_on_a_thread_with_a_small_stack_does_not_kill_the_process() -> None:
+    # QuickJS's stack limit (512 KB) is above such a thread's whole C stack: run directly there,
+    # the recursion would overflow the C stack (SIGSEGV) before QuickJS's own check fires.
+    script = (
+        "import threading\n"
+        "from statekit.engine.sandbox import JsSandbox\n"
+        "from statekit.errors import EngineError\n"
+        "threading.stack_size(256 * 1024)\n"
+        "def run():\n"
+        "    try:\n"
+        f"        JsSandbox().evaluate({RECURSE_FOREVER!r}, {{}}, None)\n"
+        "    except EngineError as error:\n"
+        "        print(error)\n"
+        "thread = threading.Thread(target=run)\n"
+        "thread.start()\n"
+        "thread.join()\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=120)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert "stack limit" in completed.stdout
+
+
+def test_a_sandbox_used_from_another_thread_keeps_working(sandbox: JsSandbox) -> None:
+    increment = "({ context }) => context.n + 1"
+    assert sandbox.evaluate(increment, {"context": {"n": 1}}, None) == 2
+    results: list[Any] = []
+    thread = threading.Thread(target=lambda: results.append(sandbox.evaluate(increment, {"context": {"n": 2}}, None)))
+    thread.start()
+    thread.join()
+    assert results == [3]
+    assert sandbox.evaluate(increment, {"context": {"n": 3}}, None) == 4
+    assert "stack limit" in _failure(sandbox, RECURSE_FOREVER)
 
 
 # -- errors ---------------------------------------------------------------------------------------

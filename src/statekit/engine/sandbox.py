@@ -6,13 +6,17 @@ through mini-racer is 300x dearer per call, 80 MB larger and exposes more host A
 project's research notes on sandboxes). Data crosses the boundary as JSON only: functions
 receive `{context, event, ...}` and `params` parsed from JSON and return a JSON value.
 
-A context is single-threaded; each `JsSandbox` belongs to one simulation run.
+A context is single-threaded; each `JsSandbox` belongs to one simulation run, and every
+context lives on one worker thread with a large C stack (see `WORKER_STACK_SIZE`).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from statekit.errors import EngineError
@@ -21,6 +25,43 @@ DEFAULT_TIME_LIMIT = 0.5  # seconds per call
 DEFAULT_MEMORY_LIMIT = 32 * 1024 * 1024
 DEFAULT_STACK_LIMIT = 512 * 1024
 MAX_SOURCE_CHARS = 100_000
+#: The C stack of the thread that runs QuickJS. QuickJS checks its own stack limit, but a
+#: thread whose stack is smaller than that limit (musl's default is 128 KB; a server may set
+#: less) overflows the C stack first and the process dies with SIGSEGV. A sandbox first used
+#: on the main thread with a large stack (`ulimit -s`) runs there; any other runs on one
+#: worker thread with a stack far above the limit (a thread hop costs some 80 us a call).
+WORKER_STACK_SIZE = 16 * 1024 * 1024
+_MAIN_THREAD_STACK_NEEDED = 4 * 1024 * 1024
+_ON_WORKER = -1
+
+_worker: ThreadPoolExecutor | None = None
+_worker_pid = 0
+_worker_lock = threading.Lock()
+
+
+def _js_thread() -> ThreadPoolExecutor:
+    """The single worker thread that owns every QuickJS runtime (created in this process)."""
+    global _worker, _worker_pid
+    with _worker_lock:
+        if _worker is None or _worker_pid != os.getpid():  # a forked child has no such thread
+            previous = threading.stack_size()
+            try:
+                threading.stack_size(WORKER_STACK_SIZE)
+                worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="statekit-js")
+                worker.submit(lambda: None).result()  # start the thread while the size holds
+            finally:
+                threading.stack_size(previous)
+            _worker, _worker_pid = worker, os.getpid()
+        return _worker
+
+
+def _main_thread_stack_is_large() -> bool:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return False
+    soft, _ = resource.getrlimit(resource.RLIMIT_STACK)
+    return bool(soft == resource.RLIM_INFINITY or soft >= _MAIN_THREAD_STACK_NEEDED)
 
 # Compiles each source once, then calls it with JSON-parsed arguments. `undefined` results
 # travel as the string "undefined" because JSON has no such value. The compiled-function cache
@@ -63,6 +104,8 @@ class JsSandbox:
         self.memory_limit = memory_limit
         self.stack_limit = stack_limit
         self._call: Any = None
+        #: The thread the context lives on: a thread id, or _ON_WORKER; None before the first call.
+        self._owner: int | None = None
 
     def _function(self) -> Any:
         if self._call is None:
@@ -78,21 +121,36 @@ class JsSandbox:
             self._call = context.get("__call")
         return self._call
 
+    def _run(self, code: str, args_json: str, params_json: str, where: str) -> Any:
+        """One call, on the QuickJS worker thread."""
+        call = self._function()
+        try:
+            return call(code, args_json, params_json)
+        except Exception as error:  # quickjs.JSException, StackOverflow
+            self._call = None  # a context that ran out of memory or time is not reused
+            raise EngineError(f"inline code{_at(where)} failed: {_describe(error)}") from None
+
     def evaluate(self, code: str, args: Mapping[str, Any], params: Any, *, where: str = "") -> Any:
         """Run `code` (a function expression) on `args` and `params`; JSON in, JSON out."""
         if len(code) > MAX_SOURCE_CHARS:
             raise EngineError(f"inline code{_at(where)} is longer than {MAX_SOURCE_CHARS} characters")
         try:
-            args_json = json.dumps(args, ensure_ascii=False)
-            params_json = "undefined" if params is None else json.dumps(params, ensure_ascii=False)
+            # allow_nan=False: NaN and Infinity are not JSON (JSON.parse would refuse them later).
+            args_json = json.dumps(args, ensure_ascii=False, allow_nan=False)
+            params_json = "undefined" if params is None else json.dumps(params, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError):
             raise EngineError(f"inline code{_at(where)} can only receive JSON data") from None
-        call = self._function()
-        try:
-            result = call(code, args_json, params_json)
-        except Exception as error:  # quickjs.JSException, StackOverflow
-            self._call = None  # a context that ran out of memory or time is not reused
-            raise EngineError(f"inline code{_at(where)} failed: {_describe(error)}") from None
+        here = threading.get_ident()
+        if self._owner is None:
+            on_main = threading.current_thread() is threading.main_thread()
+            self._owner = here if on_main and _main_thread_stack_is_large() else _ON_WORKER
+        elif self._owner not in (here, _ON_WORKER):
+            # A QuickJS runtime must stay on one thread: move to the worker with a new context.
+            self._owner, self._call = _ON_WORKER, None
+        if self._owner == here:
+            result = self._run(code, args_json, params_json, where)
+        else:
+            result = _js_thread().submit(self._run, code, args_json, params_json, where).result()
         if result == "undefined":
             return None
         if not isinstance(result, str):
