@@ -71,7 +71,7 @@ class Generator:
         self.after_events: list[str] = []
         self.root = Node(MACHINE_ID, (), "compound")
         self.all_nodes: list[Node] = []
-        self.max_depth = self.random.choice((2, 2, 3))
+        self.max_depth = self.random.choice((2, 2, 3, 4))
 
     # -- the tree ------------------------------------------------------------------------
 
@@ -411,7 +411,7 @@ class Generator:
             if self.random.random() < 0.3:
                 pool.append(f"xstate.error.actor.{invoke_id}")
         sequence = []
-        for _ in range(self.random.randint(6, 14)):
+        for _ in range(self.random.randint(6, 20)):
             event: dict[str, Any] = {"type": self.random.choice(pool)}
             if self.random.random() < 0.3:
                 event["ok"] = True
