@@ -20,6 +20,8 @@ from statekit.extract.values import UNDEFINED, BuiltinCall, JsExpr, JsFunction, 
 _ANONYMOUS = "(anonymous)"
 _TRANSITION_GROUPS = ("on", "after")
 _INVOKE_TRANSITIONS = ("onDone", "onError", "onSnapshot")
+#: The event function `forwardTo` passes to `sendTo` (XState's own source, as it prints it).
+FORWARD_EVENT = "({ event }) => event"
 _GUARD_BUILTINS = {"and": "xstate.and", "or": "xstate.or", "not": "xstate.not", "stateIn": "xstate.stateIn"}
 
 
@@ -171,6 +173,14 @@ def builtin_action(call: BuiltinCall) -> dict[str, Any] | None:
         _put(out, "to", first)
         _put(out, "event", args[1] if len(args) > 1 else UNDEFINED)
         options = _options(args, 2)
+        for key in ("id", "delay"):
+            _put(out, key, options.get(key, UNDEFINED))
+        return out
+    if name == "forwardTo":  # XState: sendTo(target, ({ event }) => event, options)
+        out = {"type": "xstate.sendTo"}
+        _put(out, "to", first)
+        out["event"] = {"$js": FORWARD_EVENT}
+        options = _options(args, 1)
         for key in ("id", "delay"):
             _put(out, key, options.get(key, UNDEFINED))
         return out

@@ -32,8 +32,8 @@ from statekit.extract.syntax import (
 MAX_DEPTH = 120
 #: XState exports whose calls statekit encodes as data (the rest of `xstate` is kept as source).
 XSTATE_BUILTINS = frozenset({
-    "assign", "raise", "sendTo", "sendParent", "emit", "log", "cancel", "spawnChild", "stopChild",
-    "stop", "enqueueActions", "and", "or", "not", "stateIn",
+    "assign", "raise", "sendTo", "sendParent", "forwardTo", "emit", "log", "cancel", "spawnChild",
+    "stopChild", "stop", "enqueueActions", "and", "or", "not", "stateIn",
 })
 
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -279,6 +279,13 @@ def convert(value: Any, to_format: str, from_format: str | None = None) -> dict[
     }
 
 
+def extract_models(text: str) -> Iterator[tuple[MachineModel, int]]:
+    """Every machine in XState source text (JS / TS) with its line; see `xstate_ts.extract_models`."""
+    from statekit.formats.xstate_ts import extract_models as extract_from_source
+
+    return extract_from_source(text)
+
+
 __all__ = [
     "BUILTIN_FORMAT_MODULES",
     "Format",
@@ -287,6 +294,7 @@ __all__ = [
     "Source",
     "convert",
     "detect_format",
+    "extract_models",
     "formats",
     "get_format",
     "read_any",

@@ -63,7 +63,45 @@ function importNames(source) {
   return names;
 }
 
-function runFile(file) {
+// ESM -> a function body: imports become `require`s, `export` keywords go. Transpiling to ESNext
+// (not CommonJS) keeps identifiers as written, so `fn.toString()` shows `friendMachine`, not
+// `friendMachine_1.friendMachine`.
+function toFunctionBody(js) {
+  const file = ts.createSourceFile('x.js', js, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+  const edits = [];
+  for (const statement of file.statements) {
+    const start = statement.getStart(file);
+    if (ts.isImportDeclaration(statement)) {
+      const spec = JSON.stringify(statement.moduleSpecifier.text);
+      const clause = statement.importClause;
+      const parts = [];
+      if (clause?.name) parts.push(`const ${clause.name.text} = require(${spec}).default;`);
+      const bindings = clause?.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) parts.push(`const ${bindings.name.text} = require(${spec});`);
+      if (bindings && ts.isNamedImports(bindings) && bindings.elements.length) {
+        const names = bindings.elements.map((e) => (e.propertyName ? `${e.propertyName.text}: ${e.name.text}` : e.name.text));
+        parts.push(`const { ${names.join(', ')} } = require(${spec});`);
+      }
+      if (!clause) parts.push(`require(${spec});`);
+      edits.push([start, statement.end, parts.join(' ')]);
+    } else if (ts.isExportDeclaration(statement)) {
+      edits.push([start, statement.end, '']);
+    } else if (ts.isExportAssignment(statement)) {
+      edits.push([start, statement.expression.getStart(file), 'module.exports.default = ']);
+    } else if (statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+      const modifiers = statement.modifiers.filter((m) => m.kind === ts.SyntaxKind.ExportKeyword || m.kind === ts.SyntaxKind.DefaultKeyword);
+      for (const m of modifiers) edits.push([m.getStart(file), m.end, '']);
+    }
+  }
+  edits.sort((a, b) => b[0] - a[0]);
+  let out = js;
+  for (const [from, to, text] of edits) out = out.slice(0, from) + text + out.slice(to);
+  return out;
+}
+
+const AsyncFunction = (async () => {}).constructor;
+
+async function runFile(file) {
   const recorded = [];
   const record = (machine) => { recorded.push(machine.config); return machine; };
   const inertActor = () => new Proxy(function () {}, { get: (t, k) => (k === 'then' ? undefined : inertActor()), apply: () => inertActor() });
@@ -76,14 +114,19 @@ function runFile(file) {
     },
     createActor: inertActor,
     interpret: inertActor,
+    toPromise: () => new Promise(() => {}),
   };
   const source = fs.readFileSync(file, 'utf8');
-  const js = ts.transpileModule(source, { compilerOptions: COMPILER_OPTIONS, fileName: path.basename(file).replace(/\.(jsx?|mjs|cjs)$/, '.tsx') }).outputText;
-  const module = { exports: {} };
+  const fileName = path.basename(file).replace(/\.(jsx?|mjs|cjs|vue)$/, '.tsx');
+  const options = { ...COMPILER_OPTIONS, module: ts.ModuleKind.ESNext };
+  const js = toFunctionBody(ts.transpileModule(source, { compilerOptions: options, fileName }).outputText);
   const imports = importNames(source);
+  const module = { exports: {} };
   const fakeRequire = (name) => (name === 'xstate' ? shim : stubModule(imports.get(name) ?? {}));
-  // eslint-disable-next-line no-new-func
-  new Function('require', 'module', 'exports', 'console', js)(fakeRequire, module, module.exports, { log() {}, error() {}, warn() {}, info() {} });
+  const quiet = { log() {}, error() {}, warn() {}, info() {} };
+  const body = new AsyncFunction('require', 'module', 'exports', 'console', js);
+  // Top-level code may wait forever (on an inert actor); the machines are recorded by then.
+  await Promise.race([body(fakeRequire, module, module.exports, quiet), new Promise((resolve) => setTimeout(resolve, 200))]);
   return recorded;
 }
 
@@ -210,7 +253,7 @@ function machine(config) {
 const results = {};
 for (const file of process.argv.slice(2)) {
   try {
-    results[file] = { machines: runFile(file).map(machine) };
+    results[file] = { machines: (await runFile(file)).map(machine) };
   } catch (error) {
     results[file] = { error: String(error && error.stack ? error.stack.split('\n').slice(0, 3).join(' | ') : error) };
   }
