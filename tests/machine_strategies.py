@@ -41,6 +41,8 @@ def _fill_children(draw: st.DrawFn, config: dict[str, Any], path: tuple[str, ...
     for key in keys:
         child: dict[str, Any] = {}
         child_path = (*path, key)
+        if draw(st.integers(0, 7)) == 0:
+            child["id"] = "id_" + "_".join(child_path)
         ids.append(child_path)
         kind = draw(st.integers(0, 9))
         if kind == 0 and not parallel:

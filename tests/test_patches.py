@@ -129,6 +129,17 @@ def test_move_state_rewrites_targets_and_clears_initial() -> None:
     assert [n.id for n in resolve_targets(model, normal) if n] == ["player.playing.fast"]
 
 
+def test_set_state_id_keeps_targets() -> None:
+    document = apply([{"op": "setStateId", "stateId": "player.playing.normal", "id": "normal"}])
+    assert document["states"]["playing"]["states"]["normal"]["id"] == "normal"
+    model = parse_machine(document)
+    assert "normal" in model.nodes
+    slow = model.nodes["player.playing.fast"].transitions[0]
+    assert [n.id for n in resolve_targets(model, slow) if n] == ["normal"]
+    document = apply([{"op": "setStateId", "stateId": "normal", "id": None}], document)
+    assert "id" not in document["states"]["playing"]["states"]["normal"]
+
+
 def test_move_state_reorders_within_its_parent() -> None:
     document = apply([{"op": "moveState", "stateId": "player.playing", "parentId": "player", "index": 0}])
     assert list(document["states"]) == ["playing", "paused"]
@@ -319,6 +330,9 @@ def test_every_operation_has_a_test_above() -> None:
     ([{"op": "moveState", "stateId": "player.playing", "parentId": "player.playing.fast"}], "its own descendant"),
     ([{"op": "moveState", "stateId": "player", "parentId": "player.paused"}], "root cannot be moved"),
     ([{"op": "deleteState", "stateId": "player"}], "root cannot be deleted"),
+    ([{"op": "setStateId", "stateId": "player.paused", "id": "player.playing"}], "invalid state id"),
+    ([{"op": "setStateId", "stateId": "player.paused", "id": "player"}], "already the id of another state"),
+    ([{"op": "setStateId", "stateId": "player", "id": "x"}], "use renameState on the root"),
     ([{"op": "setInitialState", "stateId": "player", "initialStateId": "player.playing.fast"}], "not a child"),
     ([{"op": "setStateType", "stateId": "player.paused", "type": "atomic", "history": "deep"}], "only to type 'history'"),
     ([{"op": "updateInvoke", "stateId": "player.paused", "invokeId": "nope"}], "has no invoke 'nope'"),
@@ -453,6 +467,17 @@ def test_generated_patches_keep_action_order_priority_and_null_resets() -> None:
     updates = [p for p in patches if p["op"] == "updateTransition"]
     assert any(p.get("priority") == 0 for p in updates)
     assert any(p.get("actions") == ["p"] for p in updates)  # params cleared: {"type": "p"} is written "p"
+
+
+def test_round_trip_of_a_move_into_a_renamed_parent_with_explicit_ids() -> None:
+    a = {"id": "m", "initial": "b", "states": {
+        "b": {"id": "id_b", "initial": "d", "states": {"d": {"id": "id_d", "on": {"GO": "#m.c"}}, "e": {}}},
+        "c": {"on": {"BACK": "#id_d"}}}}
+    b = {"id": "m", "initial": "a", "states": {
+        "a": {"id": "id_b", "initial": "d", "states": {"d": {"entry": ["new"]}, "e": {}}},
+        "c": {"on": {"BACK": "#id_d"}},
+        "d": {"id": "id_d", "on": {"GO": "c"}}}}
+    assert_round_trip(a, b)
 
 
 def test_round_trip_of_moves_and_retargets() -> None:

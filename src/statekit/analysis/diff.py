@@ -35,7 +35,7 @@ from statekit.model.resolve import Resolver
 SEMANTIC_CHANGES_VERSION = 1
 
 #: State fields that count as structural/behavioural (they make a node "updated").
-STRUCTURAL_STATE_FIELDS = ("key", "parent", "type", "initial", "history", "historyTarget", "entry", "exit",
+STRUCTURAL_STATE_FIELDS = ("key", "id", "parent", "type", "initial", "history", "historyTarget", "entry", "exit",
                            "invoke", "tags", "output", "regionOrder")
 #: Transition fields that count as structural/behavioural (they make an edge "updated").
 STRUCTURAL_TRANSITION_FIELDS = ("source", "target", "event", "label", "guard", "actions", "reenter", "priority")
@@ -180,6 +180,7 @@ def state_data(node: StateNode) -> dict[str, Any]:
     """The comparable data of a state (ids of related states are filled in by the caller)."""
     return {
         "key": node.key,
+        "id": node.explicit_id if node.parent_id is not None else None,
         "type": node.type,
         "history": node.history,
         "entry": actions_data(node.entry),
@@ -297,7 +298,7 @@ def _related_state_data(node: StateNode, model: MachineModel, state_map: Any) ->
         resolved = [resolve_history_target(resolver, parent, t) for t in node.target]
         history_target = [state_map(r.id) if r else f"?{t}" for r, t in zip(resolved, node.target, strict=True)]
     data["historyTarget"] = history_target
-    order = ["key", "parent", "type", "initial", "history", "historyTarget", "entry", "exit", "invoke", "tags",
+    order = ["key", "id", "parent", "type", "initial", "history", "historyTarget", "entry", "exit", "invoke", "tags",
              "output", "description", "meta", "extra"]
     return {name: data[name] for name in order}
 

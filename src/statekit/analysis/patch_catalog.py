@@ -81,6 +81,12 @@ OPERATIONS: dict[str, Operation] = {
             {"stateId": _state(), "newKey": STRING},
         ),
         Operation(
+            "setStateId",
+            "Give a nested state an explicit `id` (targets can then say `#id`), or null to remove it; "
+            "targets keep pointing at it. The machine's own id is changed with renameState on the root.",
+            {"stateId": _state(), "id": NULLABLE_STRING},
+        ),
+        Operation(
             "moveState", "Move a state under another parent (or reorder it within its parent with `index`).",
             {"stateId": _state(), "parentId": _state("The new parent state id.")},
             {"index": INDEX},

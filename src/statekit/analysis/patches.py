@@ -309,6 +309,28 @@ def _rename_state(context: PatchContext, patch: dict[str, Any]) -> None:
     _restructure(context, mutate, _prefix_map(node.path, (*node.path[:-1], new_key)))
 
 
+def _set_state_id(context: PatchContext, patch: dict[str, Any]) -> None:
+    node = context.state(patch["stateId"])
+    new_id = patch["id"]
+    if node.parent_id is None:
+        raise context.fail("the machine id is the root's key: use renameState on the root")
+    if new_id is not None:
+        if not new_id or "." in new_id or new_id.startswith("#"):
+            raise context.fail(f"invalid state id {new_id!r}: ids are non-empty and contain no '.' nor a leading '#'")
+        clash = context.model.nodes.get(new_id)
+        if clash is not None and clash.path != node.path:
+            raise context.fail(f"id {new_id!r} is already the id of another state")
+    config = context.config(node)
+
+    def mutate() -> None:
+        if new_id is None:
+            config.pop("id", None)
+        else:
+            config["id"] = new_id
+
+    _restructure(context, mutate, lambda path: path)
+
+
 def _move_state(context: PatchContext, patch: dict[str, Any]) -> None:
     node = context.state(patch["stateId"])
     new_parent = context.state(patch["parentId"], "parentId")
@@ -658,6 +680,7 @@ _HANDLERS: dict[str, Callable[[PatchContext, dict[str, Any]], None]] = {
     "createState": _create_state,
     "deleteState": _delete_state,
     "renameState": _rename_state,
+    "setStateId": _set_state_id,
     "moveState": _move_state,
     "setInitialState": _set_initial,
     "setStateType": _set_type,

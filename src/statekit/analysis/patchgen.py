@@ -157,6 +157,7 @@ class _Generator:
         self._place_transitions()
         self._delete_invokes()
         self._delete_states()
+        self._state_ids()
         for node in self.after.root.walk():
             self._state_data(node)
         self._machine_data()
@@ -191,25 +192,33 @@ class _Generator:
                 self.work.mark_state(created, f"n:{child.id}")
             else:
                 node = self.work.state(f"s:{before_id}")
-                if node.key != child.key:
-                    siblings_parent = self.work.model.nodes[node.parent_id] if node.parent_id else node
-                    self._free_key(siblings_parent, child.key, node.id)
-                    self.work.emit({"op": "renameState", "stateId": node.id, "newKey": child.key})
-                    node = self.work.state(f"s:{before_id}")
-                    target_parent = self.current(parent.id)
+                mark = f"s:{before_id}"
                 if node.parent_id != target_parent.id:
-                    self._free_key(target_parent, child.key, node.id)
-                    target_parent = self.current(parent.id)
-                    node = self.work.state(f"s:{before_id}")
+                    # Move first, then rename among the new siblings: renaming in the old parent
+                    # could push aside a state already placed there. A key taken in the new
+                    # parent is dodged with a temporary key that is free on both sides.
+                    if target_parent.child(node.key) is not None:
+                        old_parent = self.work.model.nodes[str(node.parent_id)]
+                        taken = {c.key for c in old_parent.children} | {c.key for c in target_parent.children}
+                        self.work.emit({"op": "renameState", "stateId": node.id,
+                                        "newKey": _fresh_key(node.key, taken)})
+                        node = self.work.state(mark)
                     move: dict[str, Any] = {"op": "moveState", "stateId": node.id, "parentId": target_parent.id}
                     if place_at is not None:
                         move["index"] = place_at
                     self.work.emit(move)
+                    node = self.work.state(mark)
+                    target_parent = self.current(parent.id)
                 elif ordered:
                     position = [c.id for c in target_parent.children].index(node.id)
                     if position != index:
                         self.work.emit({"op": "moveState", "stateId": node.id, "parentId": target_parent.id,
                                         "index": index})
+                        node = self.work.state(mark)
+                if node.key != child.key:
+                    # Whoever holds the key here is not placed yet (a placed sibling has another key).
+                    self._free_key(self.current(parent.id), child.key, node.id)
+                    self.work.emit({"op": "renameState", "stateId": self.work.state(mark).id, "newKey": child.key})
             self._state_tree(child)
 
     def _free_key(self, parent: StateNode, key: str, keep: str | None) -> None:
@@ -217,11 +226,8 @@ class _Generator:
         occupant = parent.child(key)
         if occupant is None or occupant.id == keep:
             return
-        taken = {c.key for c in parent.children}
-        number = 1
-        while f"{key}_{number}" in taken:
-            number += 1
-        self.work.emit({"op": "renameState", "stateId": occupant.id, "newKey": f"{key}_{number}"})
+        self.work.emit({"op": "renameState", "stateId": occupant.id,
+                        "newKey": _fresh_key(key, {c.key for c in parent.children})})
 
     def _delete_states(self) -> None:
         for node in self.before.root.walk():
@@ -379,6 +385,17 @@ class _Generator:
 
     # -- state and machine data --------------------------------------------------------------
 
+    def _state_ids(self) -> None:
+        """Explicit ids: clear the changing ones first, so a moved id never clashes with itself."""
+        changing = [wanted for wanted in self.after.root.walk()
+                    if wanted.parent_id is not None and self.current(wanted.id).explicit_id != wanted.explicit_id]
+        for wanted in changing:
+            if self.current(wanted.id).explicit_id is not None:
+                self.work.emit({"op": "setStateId", "stateId": self.current(wanted.id).id, "id": None})
+        for wanted in changing:
+            if wanted.explicit_id is not None:
+                self.work.emit({"op": "setStateId", "stateId": self.current(wanted.id).id, "id": wanted.explicit_id})
+
     def _state_data(self, wanted: StateNode) -> None:
         node = self.current(wanted.id)
         config = state_config(self.work.draft, node)
@@ -440,6 +457,13 @@ class _Generator:
             for op, name in SCHEMA_OPERATIONS.items():
                 if canonical_json(present_schemas.get(name)) != canonical_json(wanted_schemas.get(name)):
                     self.work.emit({"op": op, "schema": wanted_schemas.get(name)})
+
+
+def _fresh_key(key: str, taken: set[str]) -> str:
+    number = 1
+    while f"{key}_{number}" in taken:
+        number += 1
+    return f"{key}_{number}"
 
 
 def _slot_of(wanted: Transition, source: StateNode, config: dict[str, Any]) -> TransitionSlot:
