@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from format_strategies import scxml_subset_configs
+from format_strategies import any_machine_configs, scxml_subset_configs
 from hypothesis import HealthCheck, assume, given, settings
 from lxml import etree
 
@@ -271,6 +271,11 @@ def test_reading_what_the_model_cannot_hold_warns(scxml: str, code: str) -> None
         ({"version": "2", "states": {"a": {}}}, "field_lost", "version"),
         ({"states": {"a": {"states": {"b": {}}}}}, "missing_initial", "states.a"),
         ({"states": {"a": {"output": 1}}}, "output_lost", "states.a.output"),
+        ({"initial": "a", "states": {"a": {}, "h": {"type": "history"}}}, "history_at_root", "states.h"),
+        ({"states": {"f": {"type": "final", "initial": "x", "states": {"x": {}}}}}, "final_with_children", "states.f"),
+        ({"id": "m", "states": {"a": {"on": {"UP": "#m"}}}}, "root_target_lost", "states.a.on.UP[0].target"),
+        ({"states": {"a": {"entry": {"type": "xstate.raise", "event": {"type": "E"}, "delay": 5, "id": "a b"}}}},
+         "send_id_changed", ""),
         ({"states": {"a": {"on": {"go": "a", "go.fast": "a"}}}}, "event_prefix", ""),
         ({"states": {"a": {"on": {"go": "a"}, "entry": {"type": "xstate.raise", "event": {"type": "go.x"}}}}},
          "event_prefix", ""),
@@ -323,6 +328,17 @@ def test_output_is_valid_against_the_scxml_schema(config: dict[str, Any]) -> Non
     assume("xstate.cancel" not in json.dumps(config))
     text, _ = to_scxml(config)
     assert_schema_valid(text)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_machine_configs())
+def test_any_machine_writes_schema_valid_scxml_that_reads_back(config: dict[str, Any]) -> None:
+    # Whatever SCXML cannot express is a warning; the document itself is always valid.
+    text, warnings = to_scxml(config)
+    assert_schema_valid(text)
+    assert all(w["code"] and w["message"] for w in warnings)
+    model = read_any(text, "scxml").model
+    assert len(list(model.root.walk())) == len(list(parse_machine(config).root.walk()))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

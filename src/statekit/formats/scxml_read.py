@@ -558,6 +558,9 @@ class ScxmlReader:
         if tag == "cancel":
             if element.get("sendid") is not None and element.get("sendidexpr") is None:
                 return {"type": "xstate.cancel", "sendId": element.get("sendid")}
+            literal = parse_literal(element.get("sendidexpr")) if element.get("sendid") is None else None
+            if literal is not None and isinstance(literal.value, str):  # the writer's form for any id
+                return {"type": "xstate.cancel", "sendId": literal.value}
             return self._keep(element, where, "uses an expression")
         if tag == "if":
             branch = self._if(element, where)

@@ -52,9 +52,9 @@ class ScxmlWriter:
         self.model = model
         self.resolver = Resolver(model)
         self.warnings: list[FormatWarning] = []
-        self.sids: dict[str, str] = {}
-        self.invoke_ids: dict[tuple[str, int], str | None] = {}
-        self.where: dict[str, str] = {}
+        self.sids: dict[tuple[str, ...], str] = {}
+        self.invoke_ids: dict[tuple[tuple[str, ...], int], str | None] = {}
+        self.where: dict[tuple[str, ...], str] = {}
         self._assign_ids()
 
     def warn(self, code: str, message: str, path: str = "") -> None:
@@ -62,7 +62,13 @@ class ScxmlWriter:
 
     # --- ids ------------------------------------------------------------------------------
     def _assign_ids(self) -> None:
-        used: set[str] = set()
+        # XML ids share one namespace: data ids (variable names, never renamed) come first.
+        context = self.model.context if self.model.has_context else None
+        used: set[str] = {str(k) for k in context if ncname(str(k)) == str(k)} if isinstance(context, Mapping) else set()
+        self.parents: dict[tuple[str, ...], StateNode] = {}
+        for node in self.model.root.walk():
+            for child in node.children:
+                self.parents[child.path] = node
 
         def unique(candidates: list[str]) -> str:
             for candidate in candidates:
@@ -73,10 +79,10 @@ class ScxmlWriter:
                 number += 1
             return f"{base}_{number}"
 
-        self.where[self.model.root.id] = ""
+        self.where[()] = ""
         for node in self.model.root.walk():
             for child in node.children:
-                self.where[child.id] = _join(_join(self.where[node.id], "states"), child.key)
+                self.where[child.path] = _join(_join(self.where[node.path], "states"), child.key)
             if node is self.model.root:
                 continue
             candidates = [ncname(node.key)]
@@ -85,25 +91,25 @@ class ScxmlWriter:
             candidates.append(ncname("_".join(node.path)))
             sid = unique(candidates)
             used.add(sid)
-            self.sids[node.id] = sid
+            self.sids[node.path] = sid
             if sid.replace(".", "$") != node.key:
                 self.warn("state_id_changed", f"state {node.key!r} is written with the SCXML id {sid!r} (ids must be "
                           f"unique XML names); reading it back gives the key {sid.replace('.', '$')!r}",
-                          self.where[node.id])
+                          self.where[node.path])
             if node.explicit_id and node.explicit_id != node.key:
                 self.warn("state_id_lost", f"the id {node.explicit_id!r} of state {node.key!r} is not kept: SCXML "
-                          f"states have one id, written as {sid!r}", self.where[node.id])
+                          f"states have one id, written as {sid!r}", self.where[node.path])
         for node in self.model.root.walk():
             for index, invoke in enumerate(node.invoke):
                 if not invoke.id_given:
-                    self.invoke_ids[(node.id, index)] = None
+                    self.invoke_ids[(node.path, index)] = None
                     continue
                 invoke_id = unique([ncname(invoke.id)])
                 used.add(invoke_id)
-                self.invoke_ids[(node.id, index)] = invoke_id
+                self.invoke_ids[(node.path, index)] = invoke_id
                 if invoke_id != invoke.id:
                     self.warn("invoke_id_changed", f"invoke id {invoke.id!r} is written as {invoke_id!r}",
-                              f"{self.where[node.id]}.invoke[{index}]")
+                              f"{self.where[node.path]}.invoke[{index}]")
 
     # --- document -------------------------------------------------------------------------
     def write(self) -> str:
@@ -114,7 +120,7 @@ class ScxmlWriter:
         if root.initial is not None:
             initial = root.child(root.initial)
             if initial is not None:
-                scxml.set("initial", self.sids[initial.id])
+                scxml.set("initial", self.sids[initial.path])
             else:
                 self.warn("unknown_target", f"the initial state {root.initial!r} does not exist", "initial")
         self._context(scxml)
@@ -124,9 +130,40 @@ class ScxmlWriter:
         for key in model.extra:
             self.warn("field_lost", f"the machine's {key!r} has no SCXML equivalent", key)
         self._prefix_warnings()
+        self._fix_send_ids(scxml)
         ET.indent(scxml, space="  ")
         body = ET.tostring(scxml, encoding="unicode")
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+    def _fix_send_ids(self, scxml: ET.Element) -> None:
+        """`<send id>` is an XML ID (unique name) and `<cancel sendid>` must name one: rename
+        what is not (with a warning), and cancel other ids through a literal `sendidexpr`."""
+        used = {e.get("id", "") for e in scxml.iter() if e.tag != _Q + "send" and e.get("id") is not None}
+        renamed: dict[str, str] = {}
+        for send in scxml.iter(_Q + "send"):
+            send_id = send.get("id")
+            if send_id is None:
+                continue
+            fixed, number = ncname(send_id), 2
+            while fixed in used:
+                fixed, number = f"{ncname(send_id)}_{number}", number + 1
+            used.add(fixed)
+            if fixed != send_id:
+                self.warn("send_id_changed", f"send id {send_id!r} is written as {fixed!r} (ids must be unique XML "
+                          "names)")
+                renamed.setdefault(send_id, fixed)
+                send.set("id", fixed)
+        send_ids = {e.get("id") for e in scxml.iter(_Q + "send")}
+        for cancel in scxml.iter(_Q + "cancel"):
+            if cancel.get("sendid") is None:
+                continue  # `sendidexpr` (kept content)
+            send_id = cancel.get("sendid", "")
+            send_id = renamed.get(send_id, send_id)
+            if send_id in send_ids:
+                cancel.set("sendid", send_id)
+            else:
+                del cancel.attrib["sendid"]
+                cancel.set("sendidexpr", literal_expr(send_id))
 
     def _prefix_warnings(self) -> None:
         descriptors = {t.event for t in self.model.transitions() if t.kind == "on"}
@@ -191,16 +228,23 @@ class ScxmlWriter:
 
     # --- states ---------------------------------------------------------------------------
     def _state(self, node: StateNode) -> ET.Element:
-        where = self.where[node.id]
+        where = self.where[node.path]
         tag = {"parallel": "parallel", "final": "final", "history": "history"}.get(node.type, "state")
-        parent = self.resolver.parents.get(node.id)
+        parent = self.parents.get(node.path)
         if tag == "final" and parent is not None and parent.type == "parallel":
             self.warn("final_in_parallel", "SCXML allows no <final> directly inside <parallel>; written as an atomic "
                       "<state>", where)
             tag = "state"
-        element = ET.Element(_Q + tag, {"id": self.sids[node.id]})
+        if tag == "final" and node.children:
+            self.warn("final_with_children", "a final state has no children in SCXML; written as a <state>", where)
+            tag = "state"
+        if tag == "history" and (parent is None or parent.parent_id is None):
+            self.warn("history_at_root", "SCXML has no history state directly in <scxml>; written as an atomic "
+                      "<state>", where)
+            tag = "state"
+        element = ET.Element(_Q + tag, {"id": self.sids[node.path]})
         self._annotation_losses(node, where)
-        if node.type == "history":
+        if tag == "history":
             if node.history_given in ("deep", "shallow"):
                 element.set("type", str(node.history_given))
             elif node.history == "deep":
@@ -210,13 +254,13 @@ class ScxmlWriter:
             targets = self._targets(node, node.target, _join(where, "target")) if node.target else (
                 self._parent_initial(node))
             if targets:
-                default.set("target", " ".join(self.sids[t.id] for t in targets))
+                default.set("target", " ".join(self.sids[t.path] for t in targets))
             self._history_losses(node, where)
             return element
         if node.type == "compound":
             initial = node.child(node.initial) if node.initial else None
             if initial is not None:
-                element.set("initial", self.sids[initial.id])
+                element.set("initial", self.sids[initial.path])
             elif node.initial is not None:
                 self.warn("unknown_target", f"the initial state {node.initial!r} does not exist", _join(where, "initial"))
             else:
@@ -246,7 +290,7 @@ class ScxmlWriter:
             for transition, item in zip(ordered, transitions, strict=True):
                 if item is not None:
                     self.warn("final_transition_lost", "a final state has no transitions in SCXML",
-                              self._transition_where(transition))
+                              self._transition_where(node, transition))
             if node.invoke:
                 self.warn("final_invoke_lost", "a final state cannot invoke in SCXML", _join(where, "invoke"))
             return element
@@ -260,7 +304,7 @@ class ScxmlWriter:
         return element
 
     def _parent_initial(self, node: StateNode) -> list[StateNode]:
-        parent = self.resolver.parents.get(node.id)
+        parent = self.parents.get(node.path)
         if parent is None:
             return []
         if parent.type == "parallel":
@@ -273,10 +317,10 @@ class ScxmlWriter:
             self.warn("history_actions_lost", "a history state has no entry or exit actions in SCXML", where)
         for transition in node.transitions:
             self.warn("history_transition_lost", "a history state has no transitions in SCXML",
-                      self._transition_where(transition))
+                      self._transition_where(node, transition))
 
     def _invoke(self, node: StateNode, index: int, invoke: Any) -> ET.Element:
-        where = f"{self.where[node.id]}.invoke[{index}]"
+        where = f"{self.where[node.path]}.invoke[{index}]"
         kept = invoke.extra.get("scxml")
         if isinstance(kept, str):
             element = self._parse_fragment(kept, where)
@@ -286,7 +330,7 @@ class ScxmlWriter:
             if key != "scxml":
                 self.warn("field_lost", f"invoke {key!r} has no SCXML equivalent", _join(where, key))
         element = ET.Element(_Q + "invoke", {"src": invoke.src})
-        invoke_id = self.invoke_ids[(node.id, index)]
+        invoke_id = self.invoke_ids[(node.path, index)]
         if invoke_id is not None:
             element.set("id", invoke_id)
         if invoke.has_input:
@@ -305,8 +349,8 @@ class ScxmlWriter:
             return None
 
     # --- transitions ----------------------------------------------------------------------
-    def _transition_where(self, transition: Transition) -> str:
-        where = self.where[transition.source_id]
+    def _transition_where(self, node: StateNode, transition: Transition) -> str:
+        where = self.where[node.path]
         if transition.kind == "on":
             return _join(_join(where, "on"), transition.event) + f"[{transition.index}]"
         if transition.kind == "after":
@@ -316,7 +360,7 @@ class ScxmlWriter:
         return _join(where, transition.kind) + f"[{transition.index}]"
 
     def _transition(self, node: StateNode, transition: Transition, after_events: dict[str, int | float]) -> ET.Element | None:
-        where = self._transition_where(transition)
+        where = self._transition_where(node, transition)
         element = ET.Element(_Q + "transition")
         event = self._event(node, transition, after_events, where)
         if event:
@@ -326,7 +370,7 @@ class ScxmlWriter:
         if transition.targets is not None:
             targets = self._targets(node, transition.targets, _join(where, "target"))
             if targets:
-                element.set("target", " ".join(self.sids[t.id] for t in targets))
+                element.set("target", " ".join(self.sids[t.path] for t in targets))
                 inside = all(t is node or _is_descendant(t, node) for t in targets)
                 proper = all(_is_descendant(t, node) for t in targets)
                 if inside and not transition.reenter:
@@ -347,14 +391,20 @@ class ScxmlWriter:
         result: list[StateNode] = []
         for target in targets:
             try:
-                result.append(self.resolver.resolve_target(node, target))
+                resolved = self.resolver.resolve_target(node, target)
             except MachineDefinitionError:
                 self.warn("unknown_target", f"target {target!r} does not resolve; dropped", where)
+                continue
+            if resolved.path not in self.sids:
+                self.warn("root_target_lost", f"target {target!r} is the machine root, which SCXML cannot target; "
+                          "dropped", where)
+                continue
+            result.append(resolved)
         return result
 
     def _event(self, node: StateNode, transition: Transition, after_events: dict[str, int | float], where: str) -> str:
         kind = transition.kind
-        sid = self.sids.get(node.id, "")
+        sid = self.sids.get(node.path, "")
         if kind == "always":
             return ""
         if kind == "onDone":
@@ -369,7 +419,7 @@ class ScxmlWriter:
                       "is written but nothing sends it", where)
             return self._token(f"xstate.after.{delay}.{sid}", where)
         if kind.startswith("invoke."):
-            invoke_id = self.invoke_ids.get((node.id, transition.invoke_index or 0))
+            invoke_id = self.invoke_ids.get((node.path, transition.invoke_index or 0))
             base = {"invoke.onDone": "done.invoke", "invoke.onError": "xstate.error.actor",
                     "invoke.onSnapshot": "xstate.snapshot"}[kind]
             if invoke_id is None and len(node.invoke) > 1:
@@ -379,8 +429,8 @@ class ScxmlWriter:
         event = transition.event
         if event.startswith("xstate.done.state."):
             target = self.model.nodes.get(event[len("xstate.done.state."):])
-            if target is not None and target.id in self.sids:
-                return f"done.state.{self.sids[target.id]}"
+            if target is not None and target.path in self.sids:
+                return f"done.state.{self.sids[target.path]}"
         if event == "xstate.done.actor.*":
             return "done.invoke"  # SCXML's prefix matching: any invoke's done event
         if event.startswith("xstate.done.actor."):
@@ -439,10 +489,10 @@ class ScxmlWriter:
                 node = self.resolver.node_by_path(self.model.root, path) if value is None or isinstance(value, str) else None
         except MachineDefinitionError:
             node = None
-        if node is None or node.id not in self.sids:
+        if node is None or node.path not in self.sids:
             self.warn("guard_not_expressible", f"stateIn({state!r}) does not name one state; written as false", where)
             return "false"
-        return f"In('{self.sids[node.id]}')"
+        return f"In('{self.sids[node.path]}')"
 
     # --- actions --------------------------------------------------------------------------
     def _actions(self, actions: tuple[Action | EnqueueBranch, ...], where: str) -> list[ET.Element]:

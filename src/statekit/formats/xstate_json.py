@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
+from statekit.errors import ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
 from statekit.model import MachineModel, machine_to_config
-from statekit.tools.inputs import load_config_document, parse_config_model
+from statekit.tools.inputs import load_config_document, load_text, parse_config_model
 
 #: Keys that make a mapping look like a machine config rather than some other JSON.
 _CONFIG_KEYS = frozenset({"states", "initial", "on", "always", "after", "invoke", "entry", "context", "machine"})
@@ -53,8 +52,8 @@ def detect(source: Source) -> float:
         if not text or text.startswith("<"):
             return 0.0
         try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
+            data = load_text(text)
+        except ToolError:
             return 0.0
         if not isinstance(data, Mapping):
             return 0.0

@@ -397,7 +397,7 @@ def write(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning
 
 
 def _variable_name(machine_id: str) -> str:
-    words = re.findall(r"[A-Za-z0-9]+", machine_id)
+    words: list[str] = re.findall(r"[A-Za-z0-9]+", machine_id)
     if not words:
         return "machine"
     name = words[0][0].lower() + words[0][1:] + "".join(w[0].upper() + w[1:] for w in words[1:])
