@@ -211,3 +211,19 @@ def test_cli_patch_and_review(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().out.startswith("# Behavior review")
     assert _cli(["review", str(original), str(original), str(patches), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["verdict"] == "differs"
+
+
+def test_results_satisfy_the_declared_schemas() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    calls = {
+        "diff_machines": {"before": ORIGINAL, "after": EDITED, "includePatches": True},
+        "apply_machine_patches": {"machine": ORIGINAL, "patches": PATCHES, "to": "xstate-yaml"},
+        "review_machine_implementation": {"original": ORIGINAL, "edited": EDITED, "patches": PATCHES},
+    }
+    for name, arguments in calls.items():
+        spec = tools.get(name)
+        jsonschema.validate(arguments, spec.input_schema)
+        jsonschema.validate(tools.call(name, arguments), spec.output_schema)
+    # The argument schema lets a snake_case op through, so the tool can name the camelCase one.
+    jsonschema.validate({"machine": ORIGINAL, "patches": [{"op": "create_state"}]},
+                        tools.get("apply_machine_patches").input_schema)
