@@ -342,6 +342,10 @@ def test_errors_are_invalid_input_with_a_clear_message(patches: Any, expected: s
     assert expected in error_of(patches)
 
 
+def test_too_many_patches() -> None:
+    assert "at most 2000 patches" in error_of([{"op": "setContext", "context": None}] * 2001)
+
+
 def test_error_names_the_failing_patch_index() -> None:
     message = error_of([{"op": "createState", "parentId": "player", "key": "x"},
                         {"op": "deleteState", "stateId": "player.y"}])

@@ -41,7 +41,8 @@ from statekit.model.resolve import Resolver
 Path = tuple[str, ...]
 PathMap = Callable[[Path], Path | None]
 
-MAX_PATCHES = 10_000
+#: Each patch re-reads the machine (ids are positional), so the count is capped.
+MAX_PATCHES = 2_000
 
 
 class PatchContext:
