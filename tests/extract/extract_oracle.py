@@ -102,8 +102,8 @@ def first_difference(left: Any, right: Any, path: str = "") -> str | None:
             if found:
                 return found
         return None
-    if left != right or type(left) is not type(right) and not (
+    if left != right or (type(left) is not type(right) and not (
         isinstance(left, int | float) and isinstance(right, int | float)
-    ):
+    )):
         return f"{path}: statekit {json.dumps(left)[:200]} != node {json.dumps(right)[:200]}"
     return None

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from extract_oracle import first_difference, node_machine_configs, normalize_codes, require_node
+
 from statekit.extract import extract_machines
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -103,7 +103,7 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
         setup_value = evaluator.value(args[1])  # createMachine(config, implementations)
     encoder = ConfigEncoder()
     config = encoder.machine(config_value)
-    impls = implementations(setup_value) if setup_value is not None else {}
+    impls: dict[str, Any] = implementations(setup_value) if setup_value is not None else {}
     if encoder.inline_actors:
         impls.setdefault("actors", {}).update(encoder.inline_actors)
     if isinstance(setup_value, JsRef):
@@ -164,16 +164,16 @@ def _machine_name(call: Node, config: dict[str, Any], index: int) -> str:
                 return text(name)
         if parent.type == "pair":
             key = parent.child_by_field_name("key")
-            if key is not None:
-                return text(key).strip("'\"`")
+            if key is not None and key.type in ("property_identifier", "string", "number"):
+                return text(key).strip("'\"")
         if parent.type in ("assignment_expression",):
             left = parent.child_by_field_name("left")
-            if left is not None:
+            if left is not None and left.type in ("identifier", "member_expression"):
                 return text(left)
         if parent.type == "export_statement":
             return "default"
         if parent.type in ("return_statement", "arrow_function"):
-            function = parent
+            function: Node | None = parent
             while function is not None and function.type not in ("function_declaration", "arrow_function", "function_expression", "method_definition"):
                 function = function.parent
             if function is not None:

@@ -233,9 +233,18 @@ def plain(value: Any) -> Any:
     return value
 
 
-def implementation(value: Any) -> dict[str, Any]:
-    """A `setup` implementation: `{"code": source}`, `{"$ref": name}` or `{"value": data}`."""
-    if isinstance(value, JsFunction | JsExpr | BuiltinCall):
+def implementation(value: Any, kind: str = "") -> dict[str, Any]:
+    """A `setup` implementation: `{"code": source}`, `{"$ref": name}` or `{"value": data}`.
+
+    A built-in written as an implementation (`actions: {inc: assign({...})}`, `guards: {both:
+    and([...])}`) is data, not code: `{"value": <its xstate.* object>, "source": <the call>}`.
+    """
+    if isinstance(value, BuiltinCall):
+        encoded = guard(value) if kind == "guards" else builtin_action(value)
+        if isinstance(encoded, dict) and "$expr" not in encoded:
+            return {"value": encoded, "source": value.code}
+        return {"code": value.code}
+    if isinstance(value, JsFunction | JsExpr):
         return {"code": value.code}
     if isinstance(value, JsRef):
         return {"$ref": value.name}
@@ -250,7 +259,7 @@ def implementations(setup_value: Any) -> dict[str, dict[str, Any]]:
     for kind in ("guards", "actions", "actors", "delays"):
         group = setup_value.get(kind)
         if isinstance(group, Mapping):
-            out[kind] = {name: implementation(item) for name, item in group.items() if item is not UNDEFINED}
+            out[kind] = {name: implementation(item, kind) for name, item in group.items() if item is not UNDEFINED}
         elif isinstance(group, JsRef):
             out[kind] = {"$ref": group.name}
     return out

@@ -361,7 +361,8 @@ def _declare(statement: Node, bindings: dict[str, Binding]) -> None:
             _declare(declaration, bindings)
         return
     if kind == "lexical_declaration":
-        is_const = statement.child(0) is not None and text(statement.child(0)) == "const"  # type: ignore[arg-type]
+        keyword = statement.child(0)
+        is_const = keyword is not None and text(keyword) == "const"
         for declarator in named(statement):
             if declarator.type != "variable_declarator":
                 continue

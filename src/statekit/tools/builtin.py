@@ -11,6 +11,7 @@ TOOL_MODULES = (
     "visualize_tools",
     "convert_tools",
     "change_tools",
+    "extract_tools",
 )
 
 for _module in TOOL_MODULES:

@@ -1,0 +1,109 @@
+"""`extract_machines_from_code`: every XState machine in JavaScript / TypeScript, read statically.
+
+The source is parsed with tree-sitter and never executed; no resource provider is involved.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from statekit.errors import ToolError
+from statekit.extract import extract_machines
+from statekit.tools.registry import ToolSpec, register
+
+_ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string", "description": "syntax_error, unresolved_spread, unresolved_key, too_deep, ..."},
+        "message": {"type": "string"},
+        "line": {"type": "integer", "description": "1-based"},
+        "column": {"type": "integer", "description": "1-based"},
+    },
+    "required": ["code", "message", "line", "column"],
+}
+
+_MACHINE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "The variable, property or export holding the machine; else its id."},
+        "line": {"type": "integer", "description": "1-based line of the createMachine call"},
+        "column": {"type": "integer", "description": "1-based column of the createMachine call"},
+        "xstateVersion": {"type": "integer", "enum": [5, 6]},
+        "config": {
+            "type": "object",
+            "description": "The machine config in statekit's JSON encoding: inline guards and actions as "
+                           "{type, code}, built-ins as xstate.* objects, other functions as {$js: source}, "
+                           "unresolvable names as {$ref: name}, other expressions as {$expr: source}.",
+        },
+        "implementations": {
+            "type": "object",
+            "description": "The setup({...}) guards / actions / actors / delays: name -> {code} or {$ref}; "
+                           "inline invoked actors under the name XState gives them (xstate.invoke.<i>.<state id>).",
+        },
+    },
+    "required": ["name", "line", "column", "xstateVersion", "config", "implementations"],
+}
+
+
+def _extract(arguments: dict[str, Any]) -> dict[str, Any]:
+    code = arguments.get("code")
+    if not isinstance(code, str):
+        raise ToolError("invalid_input", "`code` is required: JavaScript or TypeScript source text")
+    filename = arguments.get("filename")
+    if filename is not None and not isinstance(filename, str):
+        raise ToolError("invalid_input", "`filename` must be a string")
+    version = arguments.get("xstateVersion")
+    if isinstance(version, str) and version.strip().lstrip("v").isdigit():
+        version = int(version.strip().lstrip("v"))
+    if version is not None and version not in (5, 6):
+        raise ToolError("invalid_input", "`xstateVersion` must be 5 or 6")
+    result = extract_machines(code, filename, version)
+    return {"machines": result["machines"], "errors": result["errors"]}
+
+
+def _summary(result: dict[str, Any]) -> str:
+    machines = result["machines"]
+    lines = [f"Extracted {len(machines)} machine(s); {len(result['errors'])} error(s)."]
+    for machine in machines:
+        lines.append(f"- {machine['name']} (line {machine['line']}, XState v{machine['xstateVersion']})")
+    for error in result["errors"][:20]:
+        lines.append(f"! {error['line']}:{error['column']} {error['code']}: {error['message']}")
+    lines.append(json.dumps(machines, indent=2, ensure_ascii=False))
+    return "\n".join(lines)
+
+
+register(
+    ToolSpec(
+        name="extract_machines_from_code",
+        title="Extract XState machines from JavaScript or TypeScript",
+        description=(
+            "Statically extracts every XState machine config (createMachine, setup({...}).createMachine, "
+            "xstate.createMachine) from JavaScript or TypeScript source. The source is parsed, never executed. "
+            "Inline functions are kept as source text, imports and unresolvable names as references. "
+            "XState v5 or v6 is inferred from the config's structure; `xstateVersion` overrides it. "
+            "Syntax errors and what could not be followed are listed in `errors` with line and column."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "JavaScript or TypeScript source text."},
+                "filename": {"type": "string", "description": "The file name; its extension picks the grammar (.ts, .tsx, .js, .jsx)."},
+                "xstateVersion": {"anyOf": [{"type": "integer", "enum": [5, 6]}, {"type": "string", "enum": ["5", "6", "v5", "v6"]}],
+                                  "description": "Override the inferred XState major version."},
+            },
+            "required": ["code"],
+            "additionalProperties": False,
+        },
+        output_schema={
+            "type": "object",
+            "properties": {
+                "machines": {"type": "array", "items": _MACHINE_SCHEMA},
+                "errors": {"type": "array", "items": _ERROR_SCHEMA},
+            },
+            "required": ["machines", "errors"],
+        },
+        function=_extract,
+        summarize=_summary,
+    )
+)
