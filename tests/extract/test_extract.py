@@ -1,0 +1,205 @@
+"""Static extraction: discovery, encoding, resolution, errors and limits (no node needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import statekit.tools as tools
+from statekit.errors import ToolError
+from statekit.extract import MAX_SOURCE_BYTES, extract_machines
+from statekit.extract.values import MAX_DEPTH
+
+
+def only_machine(code: str, filename: str | None = "m.ts") -> dict:
+    result = extract_machines(code, filename)
+    assert result["errors"] == [], result["errors"]
+    assert len(result["machines"]) == 1
+    return dict(result["machines"][0])
+
+
+def test_every_call_form_is_found_with_its_name_and_position() -> None:
+    code = """import * as xs from 'xstate';
+import { createMachine, setup } from 'xstate';
+export const a = createMachine({ id: 'a' });
+const b = setup({}).createMachine({ id: 'b' } satisfies any);
+const c = xs.createMachine(({ id: 'c' }) as any)!;
+export default createMachine({ id: 'd' });
+const holder = { e: createMachine({ id: 'e' }) };
+function makeF() { return createMachine({ id: 'f' }); }
+"""
+    machines = extract_machines(code, "x.ts")["machines"]
+    assert [(m["name"], m["config"]["id"]) for m in machines] == [
+        ("a", "a"), ("b", "b"), ("c", "c"), ("default", "d"), ("e", "e"), ("makeF", "f"),
+    ]
+    assert (machines[0]["line"], machines[0]["column"]) == (3, 18)
+    assert machines[2]["line"] == 5
+
+
+def test_a_local_function_called_createMachine_is_not_xstate() -> None:
+    code = "function createMachine(x) { return x; }\nconst m = createMachine({ id: 'no' });"
+    assert extract_machines(code)["machines"] == []
+
+
+def test_inline_functions_are_named_as_javascript_names_them() -> None:
+    machine = only_machine("""
+const named = () => 1;
+createMachine({
+  entry: () => 1,
+  exit: [() => 2, named, function own() {}],
+  on: { E: { guard: ({ context }) => context.ok, actions: ({ event }) => event } },
+});""")
+    config = machine["config"]
+    assert config["entry"] == {"type": "entry", "code": "() => 1"}
+    assert config["exit"] == [
+        {"type": "(anonymous)", "code": "() => 2"},
+        {"type": "named", "code": "() => 1"},
+        {"type": "own", "code": "function own() {}"},
+    ]
+    assert config["on"]["E"]["guard"] == {"type": "guard", "code": "({ context }) => context.ok"}
+    assert config["on"]["E"]["actions"] == {"type": "actions", "code": "({ event }) => event"}
+
+
+def test_builtins_become_statekit_objects_with_functions_as_js() -> None:
+    machine = only_machine("""
+import { createMachine, assign, raise, sendTo, log, and, not, stateIn, enqueueActions as enq } from 'xstate';
+createMachine({
+  entry: [
+    assign({ n: ({ context }) => context.n + 1, fixed: 2 }),
+    raise(({ event }) => ({ type: 'X' }), { delay: 10, id: 'r' }),
+    sendTo('child', { type: 'PING' }),
+    log('hi', 'label'),
+    enq(({ enqueue }) => enqueue('a')),
+  ],
+  on: { E: { guard: and([not('bad'), stateIn('#m.a')]) } },
+});""")
+    entry = machine["config"]["entry"]
+    assert entry[0] == {"type": "xstate.assign", "assignment": {"n": {"$js": "({ context }) => context.n + 1"}, "fixed": 2}}
+    assert entry[1] == {"type": "xstate.raise", "event": {"$js": "({ event }) => ({ type: 'X' })"}, "id": "r", "delay": 10}
+    assert entry[2] == {"type": "xstate.sendTo", "to": "child", "event": {"type": "PING"}}
+    assert entry[3] == {"type": "xstate.log", "value": "hi", "label": "label"}
+    assert entry[4] == {"type": "xstate.enqueueActions", "code": "({ enqueue }) => enqueue('a')"}
+    assert machine["config"]["on"]["E"]["guard"] == {
+        "type": "xstate.and",
+        "guards": [{"type": "xstate.not", "guard": "bad"}, {"type": "xstate.stateIn", "state": "#m.a"}],
+    }
+
+
+def test_a_same_named_local_function_is_not_the_builtin() -> None:
+    machine = only_machine("""
+import { createMachine } from 'xstate';
+import { assign } from './my-helpers';
+createMachine({ entry: assign({ a: 1 }) });""")
+    assert machine["config"]["entry"] == {"$expr": "assign({ a: 1 })"}
+
+
+def test_constants_spreads_and_arithmetic_resolve_statically() -> None:
+    machine = only_machine("""
+const SECOND = 1000;
+const base = { initial: 'a', context: { limit: 3 * SECOND } };
+const KEY = 'dyn';
+createMachine({ ...base, states: { a: { after: { [2 * SECOND]: 'b' } }, b: {}, [`${KEY}1`]: {} } });""")
+    config = machine["config"]
+    assert config["initial"] == "a"
+    assert config["context"] == {"limit": 3000}
+    assert config["states"]["a"]["after"] == {"2000": "b"}
+    assert "dyn1" in config["states"]
+
+
+def test_imports_and_parameters_are_references_and_reported() -> None:
+    result = extract_machines("""
+import { createMachine } from 'xstate';
+import { track } from './analytics';
+import extra from './extra';
+function make(initial) {
+  return createMachine({ initial, entry: track, states: { ...extra } });
+}""", "m.ts")
+    config = result["machines"][0]["config"]
+    assert config["initial"] == {"$ref": "initial"}
+    assert config["entry"] == {"$ref": "track"}
+    assert [error["code"] for error in result["errors"]] == ["unresolved_spread"]
+    assert result["errors"][0]["line"] == 6
+
+
+def test_setup_implementations_are_kept_as_code_values_or_references() -> None:
+    machine = only_machine("""
+import { setup, assign, fromPromise } from 'xstate';
+import { loadUser } from './api';
+const s = setup({
+  guards: { ok: ({ context }) => context.ok },
+  actions: { inc: assign({ n: ({ context }) => context.n + 1 }), log: () => {} },
+  actors: { loadUser, inline: fromPromise(async () => 1) },
+  delays: { LONG: 5 * 60 * 1000 },
+});
+export const m = s.createMachine({ id: 'm', invoke: { src: fromPromise(async () => 2) } });""")
+    impls = machine["implementations"]
+    assert impls["guards"] == {"ok": {"code": "({ context }) => context.ok"}}
+    assert impls["actions"]["inc"]["value"] == {"type": "xstate.assign", "assignment": {"n": {"$js": "({ context }) => context.n + 1"}}}
+    assert impls["actions"]["log"] == {"code": "() => {}"}
+    assert impls["actors"]["loadUser"] == {"$ref": "loadUser"}
+    assert impls["actors"]["xstate.invoke.0.m"] == {"code": "fromPromise(async () => 2)"}
+    assert impls["delays"] == {"LONG": {"value": 300000}}
+    assert machine["config"]["invoke"]["src"] == "xstate.invoke.0.m"
+
+
+def test_version_is_inferred_structurally_and_can_be_overridden() -> None:
+    v5 = "createMachine({ on: { E: { target: 'a' } }, states: { a: {} } })"
+    v6 = "createMachine({ on: { E: ({ context }, enq) => ({ target: 'a' }) }, states: { a: {} } })"
+    assert extract_machines(v5)["machines"][0]["xstateVersion"] == 5
+    assert extract_machines(v6)["machines"][0]["xstateVersion"] == 6
+    assert extract_machines(v6, None, 5)["machines"][0]["xstateVersion"] == 5
+
+
+def test_syntax_errors_are_located_and_other_machines_still_extracted() -> None:
+    code = """import { createMachine } from 'xstate';
+export const good = createMachine({ id: 'good', states: { a: {} } });
+const broken = {
+  a: 1 +,
+};
+"""
+    result = extract_machines(code, "m.ts")
+    assert [m["name"] for m in result["machines"]] == ["good"]
+    errors = [e for e in result["errors"] if e["code"] == "syntax_error"]
+    assert errors and errors[0]["line"] == 4
+
+
+def test_deep_nesting_is_reported_not_crashed() -> None:
+    depth = MAX_DEPTH * 20
+    code = "createMachine({ context: " + "[" * depth + "]" * depth + ", states: " + "{ a: { states: " * depth + "{}" + " } }" * depth + " })"
+    result = extract_machines(code)
+    assert len(result["machines"]) == 1
+    assert any(error["code"] == "too_deep" for error in result["errors"])
+
+
+def test_oversized_source_is_refused_with_an_error() -> None:
+    result = extract_machines("x" * (MAX_SOURCE_BYTES + 1))
+    assert result["machines"] == [] and result["errors"][0]["code"] == "too_large"
+
+
+def test_the_source_is_never_run(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    code = f"""require('fs').writeFileSync({str(marker)!r}, 'x');
+const m = createMachine({{ id: 'x', entry: () => require('fs').writeFileSync({str(marker)!r}, 'y') }});"""
+    assert extract_machines(code, "m.js")["machines"]
+    assert not marker.exists()
+
+
+def test_tool_returns_machines_and_errors() -> None:
+    result = tools.call("extract_machines_from_code", {
+        "code": "import { createMachine } from 'xstate';\nexport const player = createMachine({ id: 'player', initial: 'paused', "
+                "states: { paused: { on: { PLAY: 'playing' } }, playing: {} } });",
+        "filename": "player.ts",
+    })
+    assert result["errors"] == []
+    assert result["machines"][0]["name"] == "player"
+    assert result["machines"][0]["config"]["states"]["paused"] == {"on": {"PLAY": "playing"}}
+    forced = tools.call("extract_machines_from_code", {"code": "createMachine({})", "xstateVersion": "6"})
+    assert forced["machines"][0]["xstateVersion"] == 6
+
+
+@pytest.mark.parametrize("arguments", [{}, {"code": 3}, {"code": "", "xstateVersion": 4}, {"code": "", "filename": 1}])
+def test_tool_rejects_bad_arguments(arguments: dict) -> None:
+    with pytest.raises(ToolError) as caught:
+        tools.call("extract_machines_from_code", arguments)
+    assert caught.value.code == "invalid_input"
