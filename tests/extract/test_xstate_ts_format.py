@@ -9,7 +9,14 @@ import pytest
 from statekit import formats
 from statekit.errors import ToolError
 from statekit.extract import extract_machines
-from statekit.formats import Source, detect_format, extract_models, get_format, read_any, write_format
+from statekit.formats import (
+    Source,
+    detect_format,
+    extract_models,
+    get_format,
+    read_any,
+    write_format,
+)
 from statekit.model import machine_to_config, parse_machine
 
 CORPUS = Path(__file__).parent / "corpus"
