@@ -392,6 +392,8 @@ class Generator:
             invoke["onDone"] = self.transition(node, may_raise=False, may_reset=True)
         if self.random.random() < 0.5:
             invoke["onError"] = self.transition(node, may_raise=False, may_reset=True)
+        if self.random.random() < 0.2:
+            invoke["onSnapshot"] = self.transition(node, may_raise=False, may_reset=True)
         return invoke
 
     def machine_config(self) -> dict[str, Any]:
@@ -410,6 +412,13 @@ class Generator:
             # An unhandled actor error puts the machine in status 'error' for good: keep it rare.
             if self.random.random() < 0.3:
                 pool.append(f"xstate.error.actor.{invoke_id}")
+            pool.append(f"xstate.snapshot.{invoke_id}")
+        # Internal event names sent from outside: statekit must treat them like any event.
+        parents = [n for n in self.all_nodes if n.kind in ("compound", "parallel")]
+        if parents and self.random.random() < 0.3:
+            pool.append(f"xstate.done.state.{self.random.choice(parents).id}")
+        if self.random.random() < 0.05:
+            pool.append("xstate.stop")
         sequence = []
         for _ in range(self.random.randint(6, 20)):
             event: dict[str, Any] = {"type": self.random.choice(pool)}
