@@ -223,8 +223,6 @@ def test_simulate_with_input(guarded_file: Path) -> None:
     assert json.loads(result.stdout)["steps"][0]["status"] == "active"
 
 
-@pytest.mark.xfail(strict=True, reason="cli._cmd_simulate calls json.loads(args.input) without handling "
-                   "JSONDecodeError: a bad --input prints a Python traceback and exits 1 instead of exit 2 with invalid_input")
 def test_simulate_bad_input_json_exits_2(guarded_file: Path) -> None:
     result = run_cli("simulate", str(guarded_file), "--input", "{bad")
     assert_no_traceback(result)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from statekit import tools
@@ -149,10 +149,6 @@ def test_unknown_tool_names_and_odd_names(name: str) -> None:
 
 NOT_MACHINES: list[Any] = [5, 1.5, True, None, [], [1], "null", "5", "[1, 2]", '"text"', "", "   ", "- a\n- b", "true"]
 
-UNHASHABLE_TYPE_BUG = pytest.mark.xfail(
-    strict=True, reason="model/parse.py `given_type not in _STATE_TYPES` with a list or object `type` raises "
-    "TypeError (unhashable) -> internal_error in every machine tool; should be invalid_config at states...type")
-
 WRONG_SHAPES: list[Any] = [
     {"states": 5},
     {"states": [{"a": {}}]},
@@ -187,8 +183,8 @@ WRONG_SHAPES: list[Any] = [
     {"initial": "a", "states": {"a": {"tags": 5}}},
     {"initial": "a", "states": {"a": {"tags": [5]}}},
     {"initial": "a", "states": {"a": {"type": 5}}},
-    pytest.param({"type": []}, marks=UNHASHABLE_TYPE_BUG),
-    pytest.param({"initial": "a", "states": {"a": {"type": {"x": 1}}}}, marks=UNHASHABLE_TYPE_BUG),
+    {"type": []},
+    {"initial": "a", "states": {"a": {"type": {"x": 1}}}},
     {"initial": "a", "states": {"a": {"type": "history", "history": ["deep"]}}},
     {"initial": "a", "states": {"a": {"type": "history", "history": 5}}},
     {"initial": "a", "states": {"a": {"type": "history", "target": 5}}},
@@ -281,8 +277,6 @@ def test_states_nested_past_the_limit_but_small_in_bytes(name: str) -> None:
     assert isinstance(result, ToolError) and result.code in ("invalid_input", "input_too_large")
 
 
-@pytest.mark.xfail(strict=True, reason="registry.check_source_size runs json.dumps on the arguments outside the "
-                   "try block: a 10,000-level Python object raises a bare RecursionError out of tools.call")
 @pytest.mark.parametrize("name", MACHINE_TOOLS)
 def test_deeply_nested_objects(name: str) -> None:
     deep_list: Any = []
@@ -347,9 +341,6 @@ YAML_TYPED_VALUES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="YAML-only types (timestamps -> datetime.date, !!binary -> bytes, !!set -> set) "
-                   "pass through inputs.load_text into the machine, and simulate_machine returns them in `context`: the "
-                   "result is not JSON-serializable (the MCP server cannot send it)")
 @pytest.mark.parametrize("text", list(YAML_TYPED_VALUES.values()), ids=list(YAML_TYPED_VALUES))
 def test_yaml_only_types_do_not_leak_into_results(text: str) -> None:
     result = outcome("simulate_machine", {"machine": text, "events": []})
@@ -435,9 +426,6 @@ def test_bom_prefixed_text(name: str) -> None:
     outcome(name, base_arguments(name, "\ufeff" + json.dumps(SMALL_MACHINE)))
 
 
-@pytest.mark.xfail(strict=True, reason="registry.check_source_size encodes the arguments to UTF-8 outside the try "
-                   "block: a lone surrogate (\\ud800, legal in a Python str, and in JSON text as an escape) raises a bare "
-                   "UnicodeEncodeError out of tools.call")
 @pytest.mark.parametrize("name", MACHINE_TOOLS)
 def test_lone_surrogates(name: str) -> None:
     outcome(name, base_arguments(name, {**SMALL_MACHINE, "id": "\ud800"}))
@@ -603,9 +591,6 @@ def test_simulate_cost_is_linear_in_machine_size() -> None:
     assert large < 3 * small
 
 
-@pytest.mark.xfail(strict=True, reason="validate.py _ambiguity walks the whole state tree for every `#id` target "
-                   "(sharing = [n for n in model.root.walk() ...]): quadratic, 5,000 states with one #id target each "
-                   "take ~10-30 s to validate")
 def test_validate_cost_is_linear_with_id_targets() -> None:
     tools.tools()
     small = count_calls(lambda: tools.call("validate_machine", {"machine": ring_machine(300, by_id=True)}))
@@ -620,9 +605,6 @@ def test_validate_cost_is_linear_without_id_targets() -> None:
     assert large < 3 * small
 
 
-@pytest.mark.xfail(strict=True, reason="engine: entering a parallel state with N regions costs ~N**3 "
-                   "Node.is_descendant_of checks (algorithm._add_ancestors_to_enter / compute_entry_set): 120 regions "
-                   "3.5M calls, 500 regions ~43 s for simulate_machine on a 30 KB machine. XState's own loop is O(N**2)")
 def test_parallel_entry_cost_is_at_most_quadratic() -> None:
     tools.tools()
     small = count_calls(lambda: tools.call("simulate_machine", {"machine": parallel_machine(20), "events": ["FLIP"]}))
@@ -630,9 +612,6 @@ def test_parallel_entry_cost_is_at_most_quadratic() -> None:
     assert large < 15 * small  # tripling N: quadratic gives ~9x, cubic ~27x
 
 
-@pytest.mark.xfail(strict=True, reason="inputs.load_text hands deeply nested YAML flow sequences to PyYAML, whose "
-                   "scanner (stale_possible_simple_keys) loops over every open level for every token: quadratic in the "
-                   "depth, ~1 s for 1.2 KB ('[' * 600), ~30 s for 20 KB, before the 200-level nesting limit applies")
 def test_yaml_flow_nesting_cost_is_linear(monkeypatch: pytest.MonkeyPatch) -> None:
     import yaml.scanner
 
@@ -680,19 +659,9 @@ def require_iteration_limit(machine: dict[str, Any]) -> None:
         pytest.fail("simulate_machine runs without max_iterations; a random eventless loop would never return")
 
 
-def has_unhashable_type(value: Any) -> bool:
-    """A `type` that is a list or object: the known crash of UNHASHABLE_TYPE_BUG, kept out of fuzzing."""
-    if isinstance(value, dict):
-        return isinstance(value.get("type"), list | dict) or any(has_unhashable_type(v) for v in value.values())
-    if isinstance(value, list):
-        return any(has_unhashable_type(v) for v in value)
-    return False
-
-
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(machine=st.dictionaries(st.sampled_from(VOCABULARY), fuzz_values, max_size=5))
 def test_fuzzed_machines_never_crash_validate(machine: dict[str, Any]) -> None:
-    assume(not has_unhashable_type(machine))
     outcome("validate_machine", {"machine": machine})
 
 
@@ -700,7 +669,6 @@ def test_fuzzed_machines_never_crash_validate(machine: dict[str, Any]) -> None:
 @given(machine=st.dictionaries(st.sampled_from(VOCABULARY), fuzz_values, max_size=5),
        events=st.lists(st.sampled_from(["GO", "a", "b", "xstate.init", "xstate.done.state.a"]), max_size=3))
 def test_fuzzed_machines_never_crash_simulate(machine: dict[str, Any], events: list[str]) -> None:
-    assume(not has_unhashable_type(machine))
     require_iteration_limit(machine)
     outcome("simulate_machine", {"machine": machine, "events": events})
 

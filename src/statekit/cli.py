@@ -81,7 +81,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             guards[name] = value == "true"
         arguments["guards"] = guards
     if args.input is not None:
-        arguments["input"] = json.loads(args.input)
+        try:
+            arguments["input"] = json.loads(args.input)
+        except json.JSONDecodeError as error:
+            raise ToolError("invalid_input", f"--input is not valid JSON: {error.msg}") from None
     result = tools.call("simulate_machine", arguments)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -22,8 +22,6 @@ ENGINE_INFO = {"engine": "statekit", "semantics": "xstate@5", "referenceVersion"
 
 def normalize_events(events: Any) -> list[dict[str, Any]]:
     """`[{type, ...payload} | "TYPE"]` -> event objects; `invalid_input` on anything else."""
-    if events is None:
-        return []
     if not isinstance(events, list):
         raise ToolError("invalid_input", "`events` must be a list of event objects or event type strings")
     if len(events) > MAX_EVENTS:

@@ -209,6 +209,7 @@ def _check_transition(node: StateNode, transition: Transition, model: MachineMod
             yield issue("ambiguous_target", ambiguity, where)
     if transition.guard is not None:
         yield from _check_guard(transition.guard, f"{where}.guard")
+        yield from _check_state_in(transition.guard, resolver, f"{where}.guard")
     for index, action in enumerate(transition.actions):
         yield from _check_action(action, f"{where}.actions[{index}]")
 
@@ -216,9 +217,9 @@ def _check_transition(node: StateNode, transition: Transition, model: MachineMod
 def _ambiguity(node: StateNode, target: str, resolved: StateNode, model: MachineModel) -> str | None:
     if target.startswith("#"):
         head = target[1:].split(".")[0]
-        sharing = [n for n in model.root.walk() if n.id == head]
-        if len(sharing) > 1:
-            return f"target '{target}': {len(sharing)} states have the id '{head}'"
+        sharing = _id_counts(model).get(head, 0)
+        if sharing > 1:
+            return f"target '{target}': {sharing} states have the id '{head}'"
         return None
     if "." in target.lstrip("."):
         parent = model.nodes.get(node.parent_id) if node.parent_id else None
@@ -227,6 +228,17 @@ def _ambiguity(node: StateNode, target: str, resolved: StateNode, model: Machine
         if literal is not None and literal.id != resolved.id:
             return f"target '{target}' resolves to '{_display(resolved)}', not to the state whose key is '{literal.key}'"
     return None
+
+
+def _id_counts(model: MachineModel) -> dict[str, int]:
+    """How many state nodes carry each id (computed once per model)."""
+    cached: dict[str, int] | None = model.__dict__.get("_id_counts")
+    if cached is None:
+        cached = {}
+        for node in model.root.walk():
+            cached[node.id] = cached.get(node.id, 0) + 1
+        model.__dict__["_id_counts"] = cached
+    return cached
 
 
 def _state_actions(node: StateNode) -> Iterator[tuple[Action, str]]:
@@ -253,6 +265,17 @@ def _check_enqueued(items: tuple[Action | EnqueueBranch, ...], where: str) -> It
             yield from _check_guard(item.guard, f"{where}[{index}].if")
             yield from _check_enqueued(item.then, f"{where}[{index}].then")
             yield from _check_enqueued(item.otherwise, f"{where}[{index}].else")
+
+
+def _check_state_in(guard: Guard, resolver: Resolver, where: str) -> Iterator[Issue]:
+    """`stateIn('#id')` naming no state throws when the guard runs; say so before."""
+    if guard.type == "xstate.stateIn" and isinstance(guard.state, str) and guard.state.startswith("#"):
+        try:
+            resolver.node_by_id(guard.state)
+        except MachineDefinitionError as error:
+            yield issue("unknown_target", f"stateIn('{guard.state}') names no state: {error.message}", where)
+    for operand in guard.guards:
+        yield from _check_state_in(operand, resolver, where)
 
 
 def _check_guard(guard: Guard, where: str) -> Iterator[Issue]:

@@ -69,6 +69,7 @@ def build_plan(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], hi
                is_initial: bool) -> MicrostepPlan:
     """Compute the plan with XState's set algorithms (see `algorithm.py`)."""
     from statekit.engine.algorithm import (
+        EntrySet,
         compute_entry_set,
         compute_exit_set,
         is_in_final_state,
@@ -97,7 +98,7 @@ def build_plan(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], hi
             del active[exiting]
     history_after: HistoryValue = {**history, **dict(updates)} if updates is not None else history
 
-    to_enter: dict[Node, None] = {}
+    to_enter = EntrySet()
     for_default_entry: dict[Node, None] = {}
     compute_entry_set(filtered, history_after, for_default_entry, to_enter)
     root = nodes[0].machine.root if nodes else filtered[0].source.machine.root

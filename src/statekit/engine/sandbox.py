@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 from statekit.errors import EngineError
 
 DEFAULT_TIME_LIMIT = 0.5  # seconds per call
+DEFAULT_TOTAL_TIME_LIMIT = 10.0  # seconds for all calls of one sandbox (one simulation run)
 DEFAULT_MEMORY_LIMIT = 32 * 1024 * 1024
 DEFAULT_STACK_LIMIT = 512 * 1024
 MAX_SOURCE_CHARS = 100_000
@@ -99,8 +101,10 @@ class JsSandbox:
     """A `CodeEvaluator` that runs inline JavaScript in QuickJS with limits."""
 
     def __init__(self, *, time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
-                 stack_limit: int = DEFAULT_STACK_LIMIT) -> None:
+                 stack_limit: int = DEFAULT_STACK_LIMIT, total_time_limit: float = DEFAULT_TOTAL_TIME_LIMIT) -> None:
         self.time_limit = time_limit
+        self.total_time_limit = total_time_limit
+        self._spent = 0.0
         self.memory_limit = memory_limit
         self.stack_limit = stack_limit
         self._call: Any = None
@@ -123,12 +127,19 @@ class JsSandbox:
 
     def _run(self, code: str, args_json: str, params_json: str, where: str) -> Any:
         """One call, on the QuickJS worker thread."""
+        if self._spent > self.total_time_limit:
+            # Each call is limited, and so is their sum: an `always` loop of cheap calls ends too.
+            raise EngineError(f"inline code{_at(where)} was not run: this run's inline code used up its "
+                              f"{self.total_time_limit:g} s budget")
         call = self._function()
+        started = time.monotonic()
         try:
             return call(code, args_json, params_json)
         except Exception as error:  # quickjs.JSException, StackOverflow
             self._call = None  # a context that ran out of memory or time is not reused
             raise EngineError(f"inline code{_at(where)} failed: {_describe(error)}") from None
+        finally:
+            self._spent += time.monotonic() - started
 
     def evaluate(self, code: str, args: Mapping[str, Any], params: Any, *, where: str = "") -> Any:
         """Run `code` (a function expression) on `args` and `params`; JSON in, JSON out."""

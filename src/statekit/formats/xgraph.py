@@ -236,6 +236,7 @@ def read_xgraph(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
     document = _document(value)
     data = document.get("data")
     if isinstance(data, Mapping) and data.get("schema") == SCHEMA_VERSION:
+        _check_semantic_shapes(document)
         config = _semantic_config(document)
         warnings: list[FormatWarning] = []
     else:
@@ -244,6 +245,54 @@ def read_xgraph(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
         return parse_machine(config), warnings
     except MachineDefinitionError as error:
         raise ToolError("invalid_input", f"the XGraph does not make a valid machine: {error}") from None
+
+
+_NODE_LISTS = ("entry", "exit", "invoke", "tags", "target")
+_EDGE_KINDS = frozenset({"on", "always", "after", "onDone", "invoke.onDone", "invoke.onError", "invoke.onSnapshot"})
+
+
+def _check_semantic_shapes(document: Mapping[str, Any]) -> None:
+    """The shapes the schema gives node and edge data (statekit XGraph), as `invalid_input`."""
+
+    def fail(where: str, what: str) -> None:
+        raise ToolError("invalid_input", f"{where}: {what} (see the statekit XGraph schema)")
+
+    for index, node in enumerate(document["nodes"]):
+        data = node.get("data")
+        if not isinstance(data, Mapping):
+            fail(f"nodes[{index}].data", "must be an object")
+        if not isinstance(data.get("key"), str):
+            fail(f"nodes[{index}].data.key", "must be a string")
+        if not isinstance(data.get("type"), str) or data["type"] not in _STATE_TYPES:
+            fail(f"nodes[{index}].data.type", f"must be one of {', '.join(sorted(_STATE_TYPES))}")
+        for key in _NODE_LISTS:
+            if key in data and not isinstance(data[key], list):
+                fail(f"nodes[{index}].data.{key}", "must be an array")
+        if not all(isinstance(item, Mapping) for item in data.get("invoke") or []):
+            fail(f"nodes[{index}].data.invoke", "items must be objects")
+        for key in ("extra",):
+            if key in data and not isinstance(data[key], Mapping):
+                fail(f"nodes[{index}].data.{key}", "must be an object")
+    for index, edge in enumerate(document["edges"]):
+        data = edge.get("data")
+        if not isinstance(data, Mapping):
+            fail(f"edges[{index}].data", "must be an object")
+        kind = data.get("kind", "on")
+        if not isinstance(kind, str) or kind not in _EDGE_KINDS:
+            fail(f"edges[{index}].data.kind", f"must be one of {', '.join(sorted(_EDGE_KINDS))}")
+        if data.get("targets") is not None and not isinstance(data["targets"], list):
+            fail(f"edges[{index}].data.targets", "must be an array or null")
+        if "actions" in data and not isinstance(data["actions"], list):
+            fail(f"edges[{index}].data.actions", "must be an array")
+        if "extra" in data and not isinstance(data["extra"], Mapping):
+            fail(f"edges[{index}].data.extra", "must be an object")
+        if "invokeIndex" in data and (not isinstance(data["invokeIndex"], int) or isinstance(data["invokeIndex"], bool)):
+            fail(f"edges[{index}].data.invokeIndex", "must be an integer")
+    graph_data = document["data"]
+    if "extra" in graph_data and not isinstance(graph_data["extra"], Mapping):
+        fail("data.extra", "must be an object")
+    if "machineId" in graph_data and not isinstance(graph_data["machineId"], str):
+        fail("data.machineId", "must be a string")
 
 
 def _data(item: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -98,7 +98,7 @@ def _parse_state(
     )
 
     given_type = config.get("type")
-    if given_type is not None and given_type not in _STATE_TYPES:
+    if given_type is not None and (not isinstance(given_type, str) or given_type not in _STATE_TYPES):
         raise MachineDefinitionError(
             f"unknown state type {given_type!r}; expected one of {', '.join(sorted(_STATE_TYPES))}", _join(where, "type")
         )

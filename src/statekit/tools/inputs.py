@@ -27,8 +27,10 @@ class MachineYamlLoader(yaml.SafeLoader):
     """
 
 
+# YAML 1.1 booleans and timestamps out: machine data is JSON data, and `2024-01-01` a string.
 MachineYamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    first: [(tag, regexp) for tag, regexp in resolvers
+            if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 MachineYamlLoader.add_implicit_resolver(
@@ -48,14 +50,29 @@ def _check_nesting(value: Any, limit: int = MAX_NESTING) -> None:
             stack.extend((item, depth + 1) for item in current)
 
 
+def bracket_depth(text: str) -> int:
+    """The deepest `[`/`{` nesting of a JSON or YAML flow text (quotes ignored: an upper bound)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
 def load_text(text: str) -> Any:
     """Parse JSON, or else YAML (safe loader, no aliases: they can expand exponentially)."""
     stripped = text.strip()
     if not stripped:
         raise ToolError("invalid_input", "the machine text is empty")
+    if bracket_depth(stripped) > MAX_NESTING:
+        # Before any parser: PyYAML's scanner is quadratic in flow nesting depth.
+        raise ToolError("invalid_input", f"the machine nests deeper than {MAX_NESTING} levels")
     json_error: json.JSONDecodeError | None = None
     try:
-        return json.loads(stripped)
+        return _no_lone_surrogates(json.loads(stripped), stripped)
     except json.JSONDecodeError as error:
         json_error = error
     except RecursionError:
@@ -78,12 +95,17 @@ def load_text(text: str) -> Any:
 
 
 def _string_keys(value: Any) -> Any:
-    """YAML keys such as `1000:` load as numbers; machine configs are JSON, whose keys are strings."""
+    """YAML keys such as `1000:` load as numbers; machine configs are JSON, whose keys are strings.
+
+    Values YAML has and JSON lacks (`!!binary`, `!!set`) are refused, so results stay JSON.
+    """
     if isinstance(value, dict):
         return {_key_text(k): _string_keys(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_string_keys(v) for v in value]
-    return value
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise ToolError("invalid_input", f"YAML value of type {type(value).__name__} is not JSON data")
 
 
 def _key_text(key: Any) -> str:
@@ -102,6 +124,19 @@ def load_config_document(machine: Any) -> Any:
         raise ToolError("invalid_input", "`machine` must be a machine config object, or JSON or YAML text of one")
     _check_nesting(machine)
     return machine
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _no_lone_surrogates(data: Any, text: str) -> Any:
+    """JSON escapes can spell half a surrogate pair, which no UTF-8 output can carry."""
+    if _SURROGATE_ESCAPE.search(text):
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ToolError("invalid_input", "the machine contains a lone surrogate escape (not valid Unicode)") from None
+    return data
 
 
 def load_machine_document(machine: Any) -> Any:

@@ -111,7 +111,14 @@ def get(name: str) -> ToolSpec:
 
 def check_source_size(arguments: Mapping[str, Any], limit: int) -> None:
     """Raise `input_too_large` before any work when the arguments exceed `limit` UTF-8 bytes."""
-    size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode("utf-8"))
+    try:
+        size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode("utf-8"))
+    except RecursionError:
+        raise ToolError("input_too_large", "input nests too deeply to process") from None
+    except UnicodeEncodeError:
+        raise ToolError("invalid_input", "input contains text that is not valid Unicode (a lone surrogate)") from None
+    except (TypeError, ValueError) as error:
+        raise ToolError("invalid_input", f"input is not JSON data ({type(error).__name__})") from None
     if size > limit:
         raise ToolError(
             "input_too_large",
