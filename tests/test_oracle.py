@@ -68,7 +68,7 @@ def _load_module(name: str, filename: str) -> ModuleType:
 IMPLEMENTATIONS = _load_module("statekit_oracle_implementations", "implementations.py")
 RANDOM_MACHINES = _load_module("statekit_oracle_random_machines", "random_machines.py")
 #: Seeds of the generated cases; each seed is one reproducible machine and event sequence.
-RANDOM_SEEDS = range(300)
+RANDOM_SEEDS = range(1000)
 RANDOM_CASES = {
     f"random_{seed}": {**RANDOM_MACHINES.random_case(seed), "file": "random_machines.py"}
     for seed in RANDOM_SEEDS
