@@ -8,9 +8,11 @@ reported in `errors` with 1-based line and column; nothing raises on bad input.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any, TypedDict
 
-from tree_sitter import Node
+from tree_sitter import Language, Node, Query, QueryCursor
 
 from statekit.extract.config import ConfigEncoder, implementations, looks_like_v6
 from statekit.extract.syntax import SourceError, named, parse, position, syntax_errors, text, unwrap
@@ -48,7 +50,7 @@ def extract_machines(code: str, filename: str | None = None, xstate_version: int
     errors: list[SourceError] = syntax_errors(tree)
     evaluator = Evaluator()
     machines: list[ExtractedMachine] = []
-    for call in _machine_calls(tree.root_node, evaluator):
+    for call in _machine_calls(tree.root_node, tree.language, evaluator):
         before = len(evaluator.problems)
         machine = _extract_call(call, evaluator, len(machines), xstate_version)
         if machine is not None:
@@ -57,16 +59,48 @@ def extract_machines(code: str, filename: str | None = None, xstate_version: int
     return {"machines": machines, "errors": errors}
 
 
-def _machine_calls(root: Node, evaluator: Evaluator) -> list[Node]:
-    """`createMachine(...)` calls in source order (an iterative walk: no recursion limit)."""
-    calls: list[Node] = []
-    stack = [root]
+def _machine_calls(root: Node, language: Language, evaluator: Evaluator) -> list[Node]:
+    """`createMachine(...)` calls in source order, found by a tree-sitter query (in C, fast)."""
+    names = set(_MACHINE_FACTORIES) | _imported_aliases(root)
+    query = _calls_query(language, frozenset(names))
+    found = QueryCursor(query).captures(root).get("call", [])
+    calls = [node for node in found if _is_machine_call(node, evaluator)]
+    return sorted(calls, key=lambda node: node.start_byte)
+
+
+def _imported_aliases(root: Node) -> set[str]:
+    """Local names of `import { createMachine as x } from 'xstate'`."""
+    aliases: set[str] = set()
+    for statement in root.named_children:
+        if statement.type != "import_statement" or b"createMachine" not in (statement.text or b""):
+            continue
+        for spec in _descendants(statement, "import_specifier"):
+            imported = spec.child_by_field_name("name")
+            alias = spec.child_by_field_name("alias")
+            if imported is not None and alias is not None and text(imported) == "createMachine":
+                aliases.add(text(alias))
+    return aliases
+
+
+def _descendants(node: Node, node_type: str) -> list[Node]:
+    found: list[Node] = []
+    stack = [node]
     while stack:
-        node = stack.pop()
-        if node.type == "call_expression" and _is_machine_call(node, evaluator):
-            calls.append(node)
-        stack.extend(reversed(node.children))
-    return calls
+        current = stack.pop()
+        if current.type == node_type:
+            found.append(current)
+        stack.extend(current.named_children)
+    return found
+
+
+@lru_cache(maxsize=32)
+def _calls_query(language: Language, names: frozenset[str]) -> Query:
+    quoted = " ".join(json.dumps(name) for name in sorted(names))
+    return Query(language, f"""
+        (call_expression function: (identifier) @name (#any-of? @name {quoted})) @call
+        (call_expression function: (member_expression property: (property_identifier) @prop
+            (#eq? @prop "createMachine"))) @call
+    """)
 
 
 def _is_machine_call(call: Node, evaluator: Evaluator) -> bool:
