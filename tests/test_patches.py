@@ -397,6 +397,8 @@ def assert_round_trip(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, An
     patches = generate_patches(diff)
     result = apply_patches(before, patches)
     assert comparable_config(result) == comparable_config(after), json.dumps(patches)
+    # The diff agrees: nothing is left to change.
+    assert not diff_models(result, after).has_changes
     if not diff.has_changes:
         assert patches == []
     return patches

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
+from machine_strategies import machine_configs
 from statekit import tools
 from statekit.analysis.review_mermaid import escape_label, render_state_diagram
 from statekit.errors import ToolError
@@ -227,3 +229,14 @@ def test_results_satisfy_the_declared_schemas() -> None:
     # The argument schema lets a snake_case op through, so the tool can name the camelCase one.
     jsonschema.validate({"machine": ORIGINAL, "patches": [{"op": "create_state"}]},
                         tools.get("apply_machine_patches").input_schema)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(machine_configs(), machine_configs())
+def test_property_an_edit_made_by_the_diffs_patches_matches_them(a: dict[str, Any], b: dict[str, Any]) -> None:
+    patches = tools.call("diff_machines", {"before": a, "after": b, "includePatches": True})["patches"]
+    result = review(b, patches=patches, original=a)
+    assert (result["missing"], result["extra"], result["divergent"]) == ([], [], [])
+    assert result["verdict"] == ("matches" if result["validation"]["ok"] else "invalid")
+    if patches:
+        assert review(a, patches=patches, original=a)["verdict"] in ("differs", "invalid")
