@@ -69,6 +69,11 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "raise_inline_delay": "model/parse.py refuses an inline (`$js`) delay: 'a delay must be a number ... or a delay name'",
     "error_guard_throws_error": _INLINE_GUARD_LABEL,
     "error_guard_throws_type_error": _INLINE_GUARD_LABEL,
+    "setup_dynamic_params": ("params given as a function ({type, params: ({context}) => ...}) are not called: the "
+                             "engine passes {'$js': ...} as the params of the action and of the guard "
+                             "(engine/actions.py _resolve_action, engine/guards.py evaluate_guard)"),
+    "enqueue_actions_inline": ("enqueueActions(({context, enqueue}) => ...) is read as {type: 'xstate.enqueueActions', "
+                               "code} and the engine silently enqueues nothing (engine/actions.py has no path for code)"),
     "guard_closure_constant": ("an inline function is kept as its own source: a module-level constant it reads "
                                "(`LIMIT`) is not defined in the sandbox"),
 }
