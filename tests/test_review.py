@@ -240,3 +240,23 @@ def test_property_an_edit_made_by_the_diffs_patches_matches_them(a: dict[str, An
     assert result["verdict"] == ("matches" if result["validation"]["ok"] else "invalid")
     if patches:
         assert review(a, patches=patches, original=a)["verdict"] in ("differs", "invalid")
+
+
+def test_a_differing_review_shows_the_proposal_too() -> None:
+    edited = copy.deepcopy(EDITED)
+    del edited["states"]["verifyingFraud"]["on"]["REJECTED"]
+    content = review(edited)["artifact"]["content"]
+    proposal = content.split("## What the patches proposed")[1].split("##")[0]
+    assert "REJECTED" in proposal
+    assert "## What the patches proposed" not in review(EDITED)["artifact"]["content"]
+
+
+def test_patches_keep_keys_they_do_not_name() -> None:
+    machine = {"id": "m", "initial": "a", "states": {
+        "a": {"route": "/a", "on": {"GO": {"target": "b", "input": {"x": 1}}}}, "b": {}}}
+    document = tools.call("apply_machine_patches", {"machine": machine, "patches": [
+        {"op": "updateTransition", "transitionId": "m.a:GO:0", "guard": "ok"},
+        {"op": "setTags", "stateId": "m.a", "tags": ["t"]},
+    ]})["document"]
+    assert document["states"]["a"]["route"] == "/a"
+    assert document["states"]["a"]["on"]["GO"] == {"target": "b", "guard": "ok", "input": {"x": 1}}

@@ -57,7 +57,7 @@ def review(original: MachineModel, edited: MachineModel, patches: Any) -> dict[s
         "extra": extra,
         "divergent": divergent,
     }
-    content = render_markdown(result, original, edited, actual, patches)
+    content = render_markdown(result, original, edited, actual, proposed, patches)
     result["artifact"] = {"name": REVIEW_FILE_NAME, "mediaType": "text/markdown", "content": content}
     return result
 
@@ -141,7 +141,8 @@ def _highlights(diff: MachineDiff) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def render_markdown(
-    result: dict[str, Any], original: MachineModel, edited: MachineModel, actual: MachineDiff, patches: Any
+    result: dict[str, Any], original: MachineModel, edited: MachineModel, actual: MachineDiff,
+    proposed: MachineDiff, patches: Any,
 ) -> str:
     """The `behavior-review.md` text."""
     verdict = {
@@ -165,6 +166,12 @@ def render_markdown(
         lines.extend(f"- {line}" for line in actual.summary_lines())
     else:
         lines.append("No behavioural or structural change.")
+    if result["verdict"] != "matches":
+        lines += ["", "## What the patches proposed", ""]
+        if proposed.has_changes:
+            lines.extend(f"- {line}" for line in proposed.summary_lines())
+        else:
+            lines.append("No behavioural or structural change.")
     lines += ["", "## Against the proposed patches", ""]
     for title, key, hint in (
         ("Missing", "missing", "proposed, not in the edit"),
