@@ -10,17 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from statekit.errors import ToolError
-
-
-def _read_source(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ToolError("invalid_input", f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ToolError("invalid_input", f"{path} is not UTF-8 text") from None
+from statekit.tools.files import read_source
 
 
 def _parse_event(text: str) -> Any:
@@ -58,7 +48,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from statekit import tools
 
-    result = tools.call("validate_machine", {"machine": _read_source(args.file)})
+    result = tools.call("validate_machine", {"machine": read_source(args.file)})
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -71,7 +61,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from statekit import tools
 
-    arguments: dict[str, Any] = {"machine": _read_source(args.file), "events": [_parse_event(e) for e in args.events]}
+    arguments: dict[str, Any] = {"machine": read_source(args.file), "events": [_parse_event(e) for e in args.events]}
     if args.guard:
         guards: dict[str, bool] = {}
         for item in args.guard:
@@ -116,7 +106,7 @@ def _cmd_studio(args: argparse.Namespace) -> int:
     if args.add:
         project_id = args.project_id or registry.create_project(args.project or "Local machines")
         for path in args.add:
-            document = load_machine_document(_read_source(path))
+            document = load_machine_document(read_source(path))
             name = document.get("id") if isinstance(document.get("id"), str) else Path(path).stem
             machine_id = registry.add_machine(project_id, name, dict(document))
             print(f"added {path} as {machine_id} to {project_id}")

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from statekit.engine.implementations import Implementations
+from statekit.engine.snapshot import to_state_value
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import Action, Guard, MachineModel, StateNode, Transition
 from statekit.model.parse import parse_machine
-from statekit.model.resolve import Resolver, to_state_path
+from statekit.model.resolve import Resolver
 
 
 class Node:
@@ -257,24 +258,7 @@ class Machine:
 
     def state_path_nodes(self, value: Any) -> list[Node]:
         """XState's `getStateNodes(root, value)` for a state value or a dotted path."""
-        if isinstance(value, str):
-            value = _path_to_value(to_state_path(value))
-        return _state_nodes(self, self.root, value)
-
-
-def _path_to_value(path: list[str]) -> Any:
-    if len(path) == 1:
-        return path[0]
-    value: dict[str, Any] = {}
-    marker = value
-    for index in range(len(path) - 1):
-        if index == len(path) - 2:
-            marker[path[index]] = path[index + 1]
-        else:
-            inner: dict[str, Any] = {}
-            marker[path[index]] = inner
-            marker = inner
-    return value
+        return _state_nodes(self, self.root, to_state_value(value))
 
 
 def _state_nodes(machine: Machine, node: Node, value: Any) -> list[Node]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -21,6 +20,7 @@ from statekit.analysis.patchgen import generate_patches
 from statekit.analysis.review import REVIEW_FILE_NAME, review
 from statekit.errors import ToolError
 from statekit.model import MachineModel, machine_to_config
+from statekit.tools.files import read_source
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolSpec, register
 
@@ -274,19 +274,8 @@ register(
 # --- CLI --------------------------------------------------------------------------------------
 
 
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ToolError("invalid_input", f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ToolError("invalid_input", f"{path} is not UTF-8 text") from None
-
-
 def _read_patches(path: str) -> Any:
-    text = _read(path)
+    text = read_source(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -303,7 +292,7 @@ def _print_json(result: Any) -> None:
 def _cmd_diff(args: argparse.Namespace) -> int:
     from statekit import tools
 
-    result = tools.call("diff_machines", {"before": _read(args.before), "after": _read(args.after),
+    result = tools.call("diff_machines", {"before": read_source(args.before), "after": read_source(args.after),
                                           "includePatches": args.patches})
     if args.json:
         _print_json(result)
@@ -319,7 +308,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 def _cmd_patch(args: argparse.Namespace) -> int:
     from statekit import tools
 
-    arguments: dict[str, Any] = {"machine": _read(args.machine), "patches": _read_patches(args.patches)}
+    arguments: dict[str, Any] = {"machine": read_source(args.machine), "patches": _read_patches(args.patches)}
     if args.to:
         arguments["to"] = args.to
     result = tools.call("apply_machine_patches", arguments)
@@ -336,7 +325,7 @@ def _cmd_review(args: argparse.Namespace) -> int:
     from statekit import tools
 
     result = tools.call("review_machine_implementation", {
-        "original": _read(args.original), "edited": _read(args.edited), "patches": _read_patches(args.patches),
+        "original": read_source(args.original), "edited": read_source(args.edited), "patches": _read_patches(args.patches),
     })
     if args.json:
         _print_json(result)

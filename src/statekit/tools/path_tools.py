@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 from statekit.analysis.paths import (
@@ -19,6 +17,7 @@ from statekit.analysis.paths import (
 )
 from statekit.analysis.simulate import MAX_EVENTS, normalize_events
 from statekit.errors import ToolError
+from statekit.tools.files import read_source
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolSpec, register
 
@@ -222,17 +221,6 @@ register(
 # -- the `statekit paths` command ---------------------------------------------------------
 
 
-def _read_machine(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ToolError("invalid_input", f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ToolError("invalid_input", f"{path} is not UTF-8 text") from None
-
-
 def _json_or_text(text: str, what: str) -> Any:
     """A JSON object, or else the text itself (an event type, a dotted state path)."""
     if text.lstrip().startswith("{"):
@@ -246,7 +234,7 @@ def _json_or_text(text: str, what: str) -> Any:
 def _run_paths_command(args: argparse.Namespace) -> int:
     from statekit import tools
 
-    arguments: dict[str, Any] = {"machine": _read_machine(args.file), "algorithm": args.algorithm}
+    arguments: dict[str, Any] = {"machine": read_source(args.file), "algorithm": args.algorithm}
     if args.event:
         arguments["events"] = [_json_or_text(event, "event") for event in args.event]
     if args.to_state is not None:
