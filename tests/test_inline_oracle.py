@@ -357,6 +357,7 @@ SIMULATE_DIFFERENCES: dict[str, str] = {
     "setup_named_assign_actions": _SETUP_IGNORED,
     "setup_named_assign_params": _SETUP_IGNORED,
     "setup_inline_delays": _SETUP_IGNORED,
+    "setup_guard_built_from_combinators": _SETUP_IGNORED,
     "guard_named_and_inline_mixed": _SETUP_IGNORED,
     "nested_named_and_inline": _SETUP_IGNORED,
     "error_named_guard_throws": _SETUP_IGNORED,
