@@ -17,12 +17,10 @@
 import { readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
+// Resolved from tests/oracle/node_modules, the same ESM development build trace.mjs uses.
+import * as xstate from 'xstate';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-// xstate is installed in tests/oracle/node_modules; resolve it from there (development build).
-const requireFromOracle = createRequire(join(HERE, '..', 'package.json'));
-const xstate = await import(pathToFileURL(requireFromOracle.resolve('xstate')).href);
 const { initialTransition, transition } = xstate;
 
 const INIT_EVENT = { type: 'xstate.init' };
