@@ -138,7 +138,7 @@ class Snapshot:
             "context": self.context,
             "status": self.status,
             "output": self.output,
-            "error": self.error if _is_json_scalar(self.error) else str(self.error),
+            "error": self.error if _is_json(self.error) else str(self.error),
             "tags": sorted(self.tags),
             "children": {key: child.to_json() if child else None for key, child in self.children.items()},
             "historyValue": {key: [{"id": node.id} for node in nodes] for key, nodes in self.history.items()},
@@ -148,8 +148,15 @@ class Snapshot:
         return f"<Snapshot {self.value!r} status={self.status}>"
 
 
-def _is_json_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
+def _is_json(value: Any) -> bool:
+    """Whether `value` is plain JSON data (an event's `error` usually is; an exception is not)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return True
+    if isinstance(value, list):
+        return all(_is_json(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _is_json(item) for key, item in value.items())
+    return False
 
 
 def state_value(machine: Machine, nodes: tuple[Node, ...]) -> StateValue:
