@@ -203,3 +203,10 @@ def test_tool_rejects_bad_arguments(arguments: dict) -> None:
     with pytest.raises(ToolError) as caught:
         tools.call("extract_machines_from_code", arguments)
     assert caught.value.code == "invalid_input"
+
+
+def test_an_unclosed_machine_is_reported_where_it_opens() -> None:
+    code = "import { createMachine } from 'xstate';\nexport const m = createMachine({\n  id: 'x',\n  states: { a: {} }\n"
+    errors = extract_machines(code, "m.ts")["errors"]
+    assert [(e["code"], e["line"]) for e in errors] == [("syntax_error", 2)]
+    assert "not closed" in errors[0]["message"]

@@ -93,11 +93,25 @@ def syntax_errors(tree: Tree) -> list[SourceError]:
         line, column = position(node)
         if node.is_missing:
             message = f"syntax error: missing {node.type!r}"
+        elif _runs_to_end(node) and node.end_byte - node.start_byte > 40:
+            # Recovery swallowed the rest of the file: something opened here is never closed.
+            snippet = text(node)[:40].replace("\n", " ")
+            message = f"syntax error: unexpected end of input; {snippet!r} is not closed"
         else:
             snippet = text(node)[:40].replace("\n", " ")
             message = f"syntax error: unexpected {snippet!r}" if snippet else "syntax error"
         errors.append({"code": "syntax_error", "message": message, "line": line, "column": column})
     return errors
+
+
+def _runs_to_end(node: Node) -> bool:
+    """Whether nothing follows the node in the file (it and its ancestors are last children)."""
+    current: Node | None = node
+    while current is not None and current.parent is not None:
+        if current.next_sibling is not None:
+            return False
+        current = current.parent
+    return True
 
 
 def text(node: Node) -> str:
