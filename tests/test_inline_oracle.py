@@ -49,29 +49,11 @@ _HEADER = re.compile(r"^//\s*(events|input):\s*(.*)$", re.MULTILINE)
 
 #: Cases on which statekit is known to differ from XState, with the reason. They are strict
 #: xfails: when a fix makes one pass, the suite says so and the entry must go.
-_JS_EVENT = ("model/parse.py refuses a built-in action whose `event` is inline code ({'$js': ...}): "
-             "`_check_builtin_fields` wants an object with a string `type`")
 _INLINE_GUARD_LABEL = ("engine/algorithm.py names an inline guard in 'Unable to evaluate guard ...' (by the reader's "
                        "inferred name, 'guard'); XState names only guards written as a string or an object")
 KNOWN_DIFFERENCES: dict[str, str] = {
     "assign_undefined_value": ("JSON has no undefined: an inline assign returning undefined stores null, where "
                                "XState keeps the key as undefined (and `=== undefined` holds later)"),
-    "context_input_absent": ("engine/algorithm.py gives a context factory {input: null} when no input is given; "
-                             "XState's input is undefined there"),
-    "emit_event_creator": _JS_EVENT,
-    "raise_event_creator": _JS_EVENT,
-    "raise_creator_from_payload": _JS_EVENT,
-    "raise_creator_delayed": _JS_EVENT,
-    "raise_in_entry_chain": _JS_EVENT,
-    "error_raise_creator_throws": _JS_EVENT,
-    "send_to_child_inline_event": _JS_EVENT,
-    "setup_named_raise_and_emit": _JS_EVENT,
-    "raise_inline_delay": "model/parse.py refuses an inline (`$js`) delay: 'a delay must be a number ... or a delay name'",
-    "error_guard_throws_error": _INLINE_GUARD_LABEL,
-    "error_guard_throws_type_error": _INLINE_GUARD_LABEL,
-    "setup_dynamic_params": ("params given as a function ({type, params: ({context}) => ...}) are not called: the "
-                             "engine passes {'$js': ...} as the params of the action and of the guard "
-                             "(engine/actions.py _resolve_action, engine/guards.py evaluate_guard)"),
     "enqueue_actions_inline": ("enqueueActions(({context, enqueue}) => ...) is read as {type: 'xstate.enqueueActions', "
                                "code} and the engine silently enqueues nothing (engine/actions.py has no path for code)"),
     "guard_closure_constant": ("an inline function is kept as its own source: a module-level constant it reads "
@@ -346,22 +328,8 @@ def test_xstate_runs_every_case_and_only_error_cases_fail(xstate_traces: dict[st
 # -- the same source through the simulate_machine tool ----------------------------------------
 
 SIMULATE_FIELDS = ("value", "context", "status", "tags", "output", "actions")
-_SETUP_IGNORED = ("simulate_machine reads the source's model only, not its setup({...}) implementations: named "
-                  "guards are assumed true, named assign actions are reported instead of applied, named delays are "
-                  "unknown (analysis/simulate.py build_simulation_machine; engine.inline.implementations_from_code "
-                  "builds them from the extraction)")
 #: simulate_machine differs on these beyond KNOWN_DIFFERENCES.
-SIMULATE_DIFFERENCES: dict[str, str] = {
-    "setup_named_guard_params": _SETUP_IGNORED,
-    "setup_named_guard_in_always": _SETUP_IGNORED,
-    "setup_named_assign_actions": _SETUP_IGNORED,
-    "setup_named_assign_params": _SETUP_IGNORED,
-    "setup_inline_delays": _SETUP_IGNORED,
-    "setup_guard_built_from_combinators": _SETUP_IGNORED,
-    "guard_named_and_inline_mixed": _SETUP_IGNORED,
-    "nested_named_and_inline": _SETUP_IGNORED,
-    "error_named_guard_throws": _SETUP_IGNORED,
-}
+SIMULATE_DIFFERENCES: dict[str, str] = {}
 
 
 def _simulate_param(name: str) -> Any:

@@ -8,6 +8,7 @@ from typing import Any
 from statekit.analysis.validate import validate_model
 from statekit.engine.api import initial_transition, transition
 from statekit.engine.implementations import ActionArgs, Implementations
+from statekit.engine.inline import implementations_from_code
 from statekit.engine.machine import Machine
 from statekit.engine.sandbox import JsSandbox
 from statekit.engine.snapshot import Snapshot
@@ -88,20 +89,31 @@ def _constant(value: bool) -> Any:
     return guard
 
 
-def build_simulation_machine(model: MachineModel, guards: Mapping[str, bool] | None) -> tuple[Machine, dict[str, Any]]:
-    """The machine with static guard results and assumed actors, and what was assumed."""
+def build_simulation_machine(model: MachineModel, guards: Mapping[str, bool] | None,
+                             source_implementations: Mapping[str, Any] | None = None) -> tuple[Machine, dict[str, Any]]:
+    """The machine with static guard results and assumed actors, and what was assumed.
+
+    `source_implementations` are the `setup({...})` implementations read from XState source:
+    they run in the sandbox; `guards` still overrides any guard with a static result.
+    """
     supplied = dict(guards or {})
     for name, value in supplied.items():
         if not isinstance(value, bool):
             raise ToolError("invalid_input", f"guards.{name} must be true or false")
+    # Inline functions (from XState source) run in the QuickJS sandbox, never in Python.
+    sandbox = JsSandbox()
+    from_source = implementations_from_code(source_implementations or {}, sandbox)
     used = _guard_names(model)
-    assumed = sorted(used - supplied.keys())
+    implemented = set(from_source.guards) - supplied.keys()
+    assumed = sorted(used - supplied.keys() - implemented)
     actors = sorted(_actor_names(model))
     implementations = Implementations(
-        guards={name: _constant(supplied.get(name, True)) for name in used | supplied.keys()},
+        guards={**{name: _constant(supplied.get(name, True)) for name in used | supplied.keys()},
+                **{name: from_source.guards[name] for name in implemented}},
+        actions=dict(from_source.actions),
+        delays=dict(from_source.delays),
         actors={name: {"assumed": True} for name in actors},
-        # Inline functions (from XState source) run in the QuickJS sandbox, never in Python.
-        evaluator=JsSandbox(),
+        evaluator=sandbox,
     )
     try:
         machine = Machine(model, implementations)
@@ -131,9 +143,10 @@ def step_record(event: Mapping[str, Any], snapshot: Snapshot, action_types: list
 
 
 def simulate(model: MachineModel, events: Sequence[Mapping[str, Any]], input_value: Any = None,
-             guards: Mapping[str, bool] | None = None) -> dict[str, Any]:
+             guards: Mapping[str, bool] | None = None,
+             source_implementations: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Run `events` and return `{steps, normalization, execution}`."""
-    machine, normalization = build_simulation_machine(model, guards)
+    machine, normalization = build_simulation_machine(model, guards, source_implementations)
     snapshot, actions = initial_transition(machine, input_value)
     steps = [step_record({"type": "xstate.init"}, snapshot, [a.type for a in actions])]
     stopped: str | None = None

@@ -81,7 +81,8 @@ def _resolve_action(
 ) -> Snapshot:
     if action.is_builtin:
         return _resolve_builtin(snapshot, event, ctx, action, None, deferred_actor_ids)
-    params = action.params if action.has_params else None
+    params = resolve_params(action.params if action.has_params else None, snapshot.context, event,
+                            snapshot.machine.implementations.evaluator)
     implementation = snapshot.machine.implementations.actions.get(action.type)
     if isinstance(implementation, Assign):
         return apply_assign(snapshot, event, implementation, params)
@@ -90,6 +91,13 @@ def _resolve_action(
     args = ActionArgs(snapshot.context, event)
     ctx.actions.append(ExecutableAction(action.type, params, args, implementation if callable(implementation) else None))
     return snapshot
+
+
+def resolve_params(params: Any, context: Any, event: Event, evaluator: Any) -> Any:
+    """Params written as a function (`params: ({context, event}) => ...`) are computed first."""
+    if is_inline(params):
+        return evaluate_inline(evaluator, params[JS_MARKER], {"context": context, "event": event}, None, "params")
+    return params
 
 
 def apply_assign(snapshot: Snapshot, event: Event, assignment: Assign, params: Any) -> Snapshot:

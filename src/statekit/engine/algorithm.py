@@ -80,7 +80,7 @@ def node_next(node: Node, snapshot: Snapshot, event: Event, probe: list[bool]) -
             passed = evaluate_guard(guard, snapshot.context, event, snapshot)
         except Exception as error:
             # Built-in guards are inline functions in XState, which have no name to show.
-            label = "" if guard.is_builtin else f"'{guard.type}' "
+            label = "" if guard.is_builtin or guard.code is not None else f"'{guard.type}' "
             raise EngineError(
                 f"Unable to evaluate guard {label}in transition for event '{event_type}' "
                 f"in state node '{node.id}':\n{_message(error)}"
@@ -607,7 +607,8 @@ def initial_snapshot(machine: Machine, ctx: ActionContext, input_value: Any) -> 
         if inline_context:
             code = config_context[JS_MARKER]
             snapshot = snapshot.clone(context=evaluate_inline(
-                machine.implementations.evaluator, code, {"input": input_value}, None, "context"))
+                machine.implementations.evaluator, code, {} if input_value is None else {"input": input_value},
+                None, "context"))
         elif callable(config_context):
             from statekit.engine.implementations import ActionArgs, Assign
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from statekit.engine.implementations import ActionArgs
-from statekit.engine.inline import evaluate_inline
+from statekit.engine.inline import JS_MARKER, evaluate_inline, is_inline
 from statekit.errors import EngineError
 from statekit.model.core import Guard
 from statekit.model.parse import parse_guard
@@ -32,12 +32,21 @@ def evaluate_guard(guard: Guard, context: Any, event: Mapping[str, Any], snapsho
         if guard.code is not None:  # an inline guard function, kept as source
             args = {"context": context, "event": event}
             return bool(evaluate_inline(machine.implementations.evaluator, guard.code, args,
-                                        guard.params if guard.has_params else None, "a guard"))
+                                        _params(guard, context, event, machine), "a guard"))
         raise EngineError(f"Guard '{guard_type}' is not implemented.'.")
     if not callable(implementation):
         # A guard implemented as another guard (a name or a guard object).
         return evaluate_guard(parse_guard(implementation, guard_type), context, event, snapshot)
-    return bool(implementation(ActionArgs(context, event), guard.params if guard.has_params else None))
+    return bool(implementation(ActionArgs(context, event), _params(guard, context, event, machine)))
+
+
+def _params(guard: Guard, context: Any, event: Mapping[str, Any], machine: Any) -> Any:
+    """The guard's params; params written as a function are computed first (in the sandbox)."""
+    params: Any = guard.params if guard.has_params else None
+    if is_inline(params):
+        return evaluate_inline(machine.implementations.evaluator, params[JS_MARKER],
+                               {"context": context, "event": event}, None, "guard params")
+    return params
 
 
 def _state_in(state: Any, snapshot: Snapshot) -> bool:

@@ -143,6 +143,8 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
     if isinstance(setup_value, JsRef):
         impls["$ref"] = setup_value.name
     version = forced_version if forced_version is not None else (6 if looks_like_v6(config_value) else 5)
+    if version == 6 and setup_value is None:
+        impls = {**implementations(config_value), **impls}  # v6: implementations live in the config
     return {
         "name": _machine_name(call, config_value, index),
         "line": line,

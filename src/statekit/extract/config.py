@@ -271,6 +271,8 @@ def looks_like_v6(config: Any, depth: int = 0) -> bool:
         return False
     if "schemas" in config:
         return True
+    if depth == 0 and any(isinstance(config.get(key), dict) for key in ("actions", "guards", "actors", "delays")):
+        return True  # v6 takes implementations in the config itself
     for key in _TRANSITION_GROUPS:
         group = config.get(key)
         if isinstance(group, dict) and any(isinstance(item, JsFunction) for item in group.values()):
@@ -278,9 +280,10 @@ def looks_like_v6(config: Any, depth: int = 0) -> bool:
     if isinstance(config.get("always"), JsFunction):
         return True
     for key in ("entry", "exit"):
-        item = config.get(key)
-        if isinstance(item, JsFunction) and _uses_enqueue(item.code):
-            return True
+        items = config.get(key)
+        for item in items if isinstance(items, list) else [items]:
+            if isinstance(item, JsFunction) and _uses_enqueue(item.code):
+                return True
     states = config.get("states")
     if isinstance(states, dict):
         return any(looks_like_v6(child, depth + 1) for child in states.values())

@@ -42,7 +42,7 @@ class _DigraphReader:
     def __init__(self, document: Mapping[str, Any]) -> None:
         self.doc = document
         self.nodes: Mapping[str, Any] = document["nodes"]
-        self.blocks: Mapping[str, Any] = document.get("blocks") or {}
+        self.blocks: Mapping[str, Any] = _mapping(document.get("blocks"))
         self.warnings: list[FormatWarning] = []
         self.children: dict[str, list[str]] = {}
         self.keys: dict[str, str] = {}
@@ -68,13 +68,13 @@ class _DigraphReader:
             raise ToolError("invalid_input", "some nodes are not reachable from the root (a parentId cycle)")
         edges: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
         for edge_id, edge in self.doc["edges"].items():
-            if not isinstance(edge, Mapping) or edge.get("source") not in self.nodes:
+            if not isinstance(edge, Mapping) or not isinstance(edge.get("source"), str) or edge["source"] not in self.nodes:
                 raise ToolError("invalid_input", f"edges.{edge_id} must be an object whose `source` is a node")
             edges.setdefault(edge["source"], []).append((edge_id, edge))
         config = self._state(root_id, edges, "")
         if machine_key != DEFAULT_MACHINE_ID:
             config = {"id": machine_key, **config}
-        context = (self.doc.get("data") or {}).get("context")
+        context = _mapping(self.doc.get("data")).get("context")
         if isinstance(context, Mapping):
             if context:
                 config["context"] = dict(context)
@@ -124,11 +124,11 @@ class _DigraphReader:
         return {"type": action_type, "params": params} if params else action_type
 
     def _actions(self, block_ids: Any, where: str) -> list[Any]:
-        items = [self._action(block_id, where) for block_id in (block_ids or [])]
+        items = [self._action(block_id, where) for block_id in _list(block_ids)]
         return [item for item in items if item is not None]
 
-    def _target(self, source: str, target: str, where: str) -> str | None:
-        if target not in self.nodes:
+    def _target(self, source: str, target: Any, where: str) -> str | None:
+        if not isinstance(target, str) or target not in self.nodes:
             self.warn("unknown_target", f"target {target!r} is not a node", where)
             return None
         if self.nodes[target].get("parentId") == self.nodes[source].get("parentId") and target != self.doc["root"]:
@@ -160,7 +160,7 @@ class _DigraphReader:
         meta = data.get("metaEntries")
         if isinstance(meta, list) and meta:
             config["meta"] = {str(entry[0]): entry[1] for entry in meta if isinstance(entry, list) and len(entry) == 2}
-        tags = [self._tag(tag, where) for tag in data.get("tags") or []]
+        tags = [self._tag(tag, where) for tag in _list(data.get("tags"))]
         if any(tags):
             config["tags"] = [tag for tag in tags if tag]
         for field_name in ("entry", "exit"):
@@ -168,7 +168,7 @@ class _DigraphReader:
             if actions:
                 config[field_name] = actions
         invokes: list[dict[str, Any]] = []
-        for block_id in data.get("invoke") or []:
+        for block_id in _list(data.get("invoke")):
             properties = self._block(block_id, "actor", where)
             if properties is not None and isinstance(properties.get("src"), str):
                 invoke: dict[str, Any] = {"src": properties["src"]}
@@ -202,7 +202,7 @@ class _DigraphReader:
             edge_where = f"edges.{edge_id}"
             data: Mapping[str, Any] = _mapping(edge.get("data"))
             item: dict[str, Any] = {}
-            targets = [self._target(source, t, edge_where) for t in edge.get("targets") or []]
+            targets = [self._target(source, t, edge_where) for t in _list(edge.get("targets"))]
             written = [t for t in targets if t is not None]
             if written:
                 item["target"] = written[0] if len(written) == 1 else written
@@ -247,6 +247,10 @@ class _DigraphReader:
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def read_digraph(value: Any) -> tuple[MachineModel, list[FormatWarning]]:

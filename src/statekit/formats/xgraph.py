@@ -309,7 +309,7 @@ def _children_by_parent(nodes: list[Mapping[str, Any]]) -> dict[str | None, list
             raise ToolError("invalid_input", f"duplicate node id {node['id']!r}")
         seen.add(node["id"])
         parent = node.get("parentId")
-        if parent is not None and parent not in known:
+        if parent is not None and (not isinstance(parent, str) or parent not in known):
             raise ToolError("invalid_input", f"node {node['id']!r} has an unknown parentId {parent!r}")
         children.setdefault(parent, []).append(node)
     return children
@@ -461,7 +461,7 @@ class _StructuralReader:
             state_type = data.get("type", data.get("stateType"))
             if state_type in ("parallel", "final", "history"):
                 config["type"] = state_type
-            elif state_type is not None and state_type not in _STATE_TYPES:
+            elif state_type is not None and (not isinstance(state_type, str) or state_type not in _STATE_TYPES):
                 self.assume("type", f"unknown state type {state_type!r}; the type follows from the nesting", where)
             if kids and state_type != "parallel":
                 config["initial"] = self._initial(node, kids, where)

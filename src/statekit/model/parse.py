@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast
 
+from statekit.engine.inline import is_inline
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import (
     BUILTIN_ACTIONS,
@@ -383,7 +384,8 @@ def parse_action(config: Any, where: str) -> Action:
 def _check_builtin_fields(action_type: str, fields: Mapping[str, Any], where: str) -> None:
     if action_type in ("xstate.raise", "xstate.sendTo", "xstate.sendParent", "xstate.emit"):
         event = fields.get("event")
-        if not (isinstance(event, Mapping) and isinstance(event.get("type"), str)) and not callable(event):
+        if not (isinstance(event, Mapping) and isinstance(event.get("type"), str)) and not callable(event) \
+                and not is_inline(event):
             raise MachineDefinitionError(f"`{action_type}` needs an `event` object with a string `type`", _join(where, "event"))
     if action_type == "xstate.sendTo" and not isinstance(fields.get("to"), str):
         raise MachineDefinitionError("`xstate.sendTo` needs `to`, the id of an actor", _join(where, "to"))
@@ -396,7 +398,7 @@ def _check_builtin_fields(action_type: str, fields: Mapping[str, Any], where: st
     if action_type == "xstate.stopChild" and not isinstance(fields.get("actorRef"), str):
         raise MachineDefinitionError("`xstate.stopChild` needs an `actorRef` (an actor id)", _join(where, "actorRef"))
     delay = fields.get("delay")
-    if delay is not None and not isinstance(delay, int | float | str):
+    if delay is not None and not isinstance(delay, int | float | str) and not is_inline(delay):
         raise MachineDefinitionError("a delay must be a number of milliseconds or a delay name", _join(where, "delay"))
 
 

@@ -13,7 +13,7 @@ from statekit.analysis.validate import (
 )
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.model import parse_machine
-from statekit.tools.inputs import load_machine_document, load_model
+from statekit.tools.inputs import load_machine_document, load_model, load_model_with_normalization
 from statekit.tools.registry import ToolSpec, register
 
 JSON_VALUE: dict[str, Any] = {}  # any JSON value
@@ -120,8 +120,22 @@ def _simulate(arguments: dict[str, Any]) -> dict[str, Any]:
     guards = arguments.get("guards")
     if guards is not None and not isinstance(guards, dict):
         raise ToolError("invalid_input", "`guards` must map guard names to true or false")
-    model = load_model(arguments["machine"])
-    return simulate(model, events, arguments.get("input"), guards)
+    model, read = load_model_with_normalization(arguments["machine"])
+    result = simulate(model, events, arguments.get("input"), guards, _source_implementations(arguments["machine"], read))
+    result["normalization"]["format"] = read["format"]
+    if read.get("assumed"):
+        result["normalization"]["assumed"] = read["assumed"]
+    return result
+
+
+def _source_implementations(machine: Any, read: dict[str, Any]) -> dict[str, Any] | None:
+    """The `setup({...})` implementations of XState source (the reader keeps only the config)."""
+    if read["format"] != "xstate-ts" or not isinstance(machine, str):
+        return None
+    from statekit.extract import extract_machines
+
+    machines = extract_machines(machine)["machines"]
+    return machines[0]["implementations"] if machines else None
 
 
 def _simulate_summary(result: dict[str, Any]) -> str:
