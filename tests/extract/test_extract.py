@@ -210,3 +210,15 @@ def test_an_unclosed_machine_is_reported_where_it_opens() -> None:
     errors = extract_machines(code, "m.ts")["errors"]
     assert [(e["code"], e["line"]) for e in errors] == [("syntax_error", 2)]
     assert "not closed" in errors[0]["message"]
+
+
+def test_v6_implementations_in_the_config_are_reported() -> None:
+    machine = only_machine("""
+createMachine({
+  actions: { track: () => {} },
+  entry: (_, enq) => enq(() => {}),
+  on: { GO: ({ context }) => ({ target: 'b' }) },
+  states: { b: {} },
+});""")
+    assert machine["xstateVersion"] == 6
+    assert machine["implementations"]["actions"] == {"track": {"code": "() => {}"}}
