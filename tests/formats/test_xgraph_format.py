@@ -170,7 +170,16 @@ def test_a_statelyai_graph_with_machine_data_reads_its_data() -> None:
         ({"nodes": [{"id": "a", "parentId": "b"}, {"id": "b", "parentId": "a"}], "edges": []}, "cycle"),
         ({"nodes": [{"id": "a"}], "edges": [{"sourceId": "a", "targetId": "zz"}]}, "does not exist"),
         ({"nodes": [{"id": 5}], "edges": []}, "string `id`"),
-        ({"nodes": [{"id": "a"}, {"id": "b"}], "edges": [], "data": {"schema": SCHEMA_VERSION}}, "exactly one root"),
+        ({"nodes": [{"id": "a", "data": {"key": "a", "type": "atomic"}}, {"id": "b", "data": {"key": "b", "type": "atomic"}}],
+          "edges": [], "data": {"schema": SCHEMA_VERSION}}, "exactly one root"),
+        ({"nodes": [{"id": "a", "data": {"key": "a", "type": "atomic", "invoke": True}}], "edges": [],
+          "data": {"schema": SCHEMA_VERSION}}, "nodes[0].data.invoke: must be an array"),
+        ({"nodes": [{"id": "a", "data": {"key": "a", "type": ["x"]}}], "edges": [], "data": {"schema": SCHEMA_VERSION}},
+         "nodes[0].data.type"),
+        ({"nodes": [{"id": "a", "data": {"key": "a", "type": "atomic"}}],
+          "edges": [{"sourceId": "a", "targetId": "a", "data": {"kind": "sideways"}}], "data": {"schema": SCHEMA_VERSION}},
+         "edges[0].data.kind"),
+        ({"nodes": [{"id": "a", "parentId": ["x"]}], "edges": []}, "unknown parentId"),
     ],
 )
 def test_malformed_graphs_are_invalid_input(graph: dict[str, Any], message: str) -> None:
