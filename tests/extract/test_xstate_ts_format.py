@@ -96,3 +96,13 @@ def test_extract_models_gives_every_machine_with_its_line() -> None:
     found = list(extract_models(text))
     assert [(model.id, line) for model, line in found] == [("door", 3), ("bulb", 13), ("(machine)", 19)]
     assert formats.extract_models is extract_models
+
+
+def test_state_and_event_names_that_look_like_config_keys_are_still_read() -> None:
+    model, _ = get_format("xstate-ts").read(  # type: ignore[misc]
+        "import { helper } from './h';\n"
+        "createMachine({ initial: 'context', states: { context: { on: { event: { actions: helper } } } } })"
+    )
+    transition = model.root.children[0].transitions[0]
+    assert transition.event == "event"
+    assert transition.actions[0].type == "helper"

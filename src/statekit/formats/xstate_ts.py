@@ -68,7 +68,10 @@ def model_config(config: Any, warnings: list[FormatWarning], path: str = "") -> 
     out: dict[str, Any] = {}
     for key, value in config.items():
         where = f"{path}.{key}" if path else key
-        if key in _DATA_KEYS:
+        if key in ("states", "on", "after") and isinstance(value, dict):
+            # Keys here are state names and event types, not config keys (an event may be "event").
+            out[key] = {name: model_config(item, warnings, f"{where}.{name}") for name, item in value.items()}
+        elif key in _DATA_KEYS:
             out[key] = value
         elif key in _ACTION_KEYS or key == "guard":
             items = value if isinstance(value, list) else [value]
