@@ -25,6 +25,16 @@ def machine_configs(draw: st.DrawFn, max_depth: int = 2) -> dict[str, Any]:
         root["schemas"] = {"context": {"type": "object"}}
     if draw(st.integers(0, 3)) == 0:
         root["description"] = draw(st.sampled_from(["A machine", "Another"]))
+    if draw(st.integers(0, 4)) == 0:
+        _state_data(draw, root)
+    if draw(st.integers(0, 5)) == 0:
+        root["output"] = {"result": draw(st.integers(0, 2))}
+    for path in ids:
+        config = _node(root, path)
+        if config.get("type") == "history" and draw(st.booleans()):
+            siblings = [p for p in ids if p[:-1] == path[:-1] and p != path and _node(root, p).get("type") != "history"]
+            if siblings:
+                config["target"] = draw(st.sampled_from(siblings))[-1]
     return root
 
 

@@ -707,7 +707,8 @@ def comparable_config(model: MachineModel) -> Draft:
 
     Targets become `#<resolved id>` (the written form of a target is the applier's choice),
     `on` and `after` groups are sorted by key (their order never changes which transition is
-    selected), `history: true` is `"shallow"`, and `context: null` is no context. Children are
+    selected), a state's type is its effective type (written or inferred), `history: true` is
+    `"shallow"`, and `context: null` is no context. Children are
     compared as a set except in parallel states, where their document order is semantic.
     """
     draft = draft_from_model(model)
@@ -722,6 +723,7 @@ def comparable_config(model: MachineModel) -> Draft:
         for key in ("on", "after"):
             if isinstance(config.get(key), dict):
                 config[key] = dict(sorted(config[key].items()))
+        config["type"] = node.type
         if config.get("history") is True:
             config["history"] = "shallow"
         if node.type == "history" and node.target and node.parent_id is not None:

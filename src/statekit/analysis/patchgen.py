@@ -401,7 +401,8 @@ class _Generator:
         config = state_config(self.work.draft, node)
         type_patch: dict[str, Any] = {"op": "setStateType", "stateId": node.id,
                                       "type": wanted.type if wanted.type_given else None}
-        differs = (node.type_given, node.type) != (wanted.type_given, wanted.type if wanted.type_given else node.type)
+        # Whether a type is written or inferred is written form; only the effective type counts.
+        differs = node.type != wanted.type
         if wanted.type == "history":
             history = wanted.history if wanted.history in ("shallow", "deep") else "shallow"
             if config.get("history") not in (history, True if history == "shallow" else history) or differs:
