@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from format_strategies import any_machine_configs
+from hypothesis import HealthCheck, given, settings
 
 import statekit.tools as tools
 from statekit.errors import ToolError
@@ -18,6 +20,7 @@ from statekit.formats import (
     read_any,
     register_format,
     writable_formats,
+    write_format,
 )
 from statekit.model import machine_to_config, parse_machine
 
@@ -41,7 +44,7 @@ def test_builtin_formats_are_registered_with_their_capabilities() -> None:
     known = formats()
     assert {"xstate", "scxml", "xgraph", "digraph"} <= set(known)
     assert known["digraph"].write is None
-    assert {"xstate", "scxml", "xgraph"} <= set(writable_formats())
+    assert {"xstate", "yaml", "scxml", "xgraph"} <= set(writable_formats())
     assert list(known)[:1] == ["xstate"]
     assert BUILTIN_FORMAT_MODULES[0] == "xstate_json"
 
@@ -190,3 +193,16 @@ def test_load_model_reports_normalization() -> None:
     assert normalization["warnings"] == normalization["assumed"]
     assert machine_to_config(load_model(PLAYER_SCXML, "scxml")) == PLAYER
     assert machine_to_config(model)["initial"] == "a"
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_machine_configs())
+def test_xstate_json_and_yaml_are_lossless(config: dict[str, Any]) -> None:
+    model = parse_machine(config)
+    for target in ("xstate", "yaml"):
+        _, content, warnings = write_format(model, target)
+        assert warnings == []
+        text = content if isinstance(content, str) else json.dumps(content)
+        outcome = read_any(text)
+        assert outcome.format == "xstate"
+        assert outcome.model == model

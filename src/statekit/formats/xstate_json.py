@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import yaml
+
 from statekit.errors import ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
 from statekit.model import MachineModel, machine_to_config
@@ -63,12 +65,30 @@ def detect(source: Source) -> float:
     return 0.3 if _CONFIG_KEYS & set(map(str, data)) else 0.1
 
 
+def write_yaml(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning]]:
+    """The XState config as YAML text (block style, keys in the config's order)."""
+    config, warnings = write(model)
+    text: str = yaml.safe_dump(config, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return text, warnings
+
+
 register_format(
     "xstate",
     read=read,
     write=write,
     detect=detect,
-    aliases=("xstate-json", "json", "yaml", "xstate-config"),
+    aliases=("xstate-json", "json", "xstate-config"),
     media_type="application/json",
     description="XState v5 machine config (JSON object; JSON or YAML text when read)",
+)
+
+# The same config as YAML text. Reading YAML needs no format of its own (the `xstate` reader
+# takes YAML text), but `from: "yaml"` reads it too; detection leaves YAML to `xstate`.
+register_format(
+    "yaml",
+    read=read,
+    write=write_yaml,
+    aliases=("xstate-yaml", "yml"),
+    media_type="application/yaml",
+    description="XState v5 machine config as YAML text",
 )
