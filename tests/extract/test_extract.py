@@ -222,3 +222,18 @@ createMachine({
 });""")
     assert machine["xstateVersion"] == 6
     assert machine["implementations"]["actions"] == {"track": {"code": "() => {}"}}
+
+
+def test_vue_single_file_components_are_read_from_their_script_block() -> None:
+    vue = """<template>
+  <button @click="send({ type: 'TOGGLE' })">{{ state.value }}</button>
+</template>
+
+<script setup lang="ts">
+import { createMachine } from 'xstate';
+const toggle = createMachine({ id: 'vue', initial: 'a', states: { a: {} } });
+</script>
+"""
+    result = extract_machines(vue, "Toggle.vue")
+    assert result["errors"] == []
+    assert [(m["name"], m["line"], m["column"]) for m in result["machines"]] == [("toggle", 7, 16)]

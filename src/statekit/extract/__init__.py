@@ -9,6 +9,7 @@ reported in `errors` with 1-based line and column; nothing raises on bad input.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any, TypedDict
 
@@ -40,6 +41,9 @@ class Extraction(TypedDict):
 
 def extract_machines(code: str, filename: str | None = None, xstate_version: int | None = None) -> Extraction:
     """Every machine in `code`, in source order, with the problems met on the way."""
+    if filename is not None and filename.lower().endswith((".vue", ".svelte", ".html")):
+        code = script_blocks(code)
+        filename = filename + ".ts"
     source = code.encode("utf-8", "surrogatepass")
     if len(source) > MAX_SOURCE_BYTES:
         return {"machines": [], "errors": [{
@@ -57,6 +61,18 @@ def extract_machines(code: str, filename: str | None = None, xstate_version: int
             machines.append(machine)
         errors.extend(evaluator.problems[before:])
     return {"machines": machines, "errors": errors}
+
+
+_SCRIPT = re.compile(r"(<script\b[^>]*>)(.*?)(</script\s*>)", re.DOTALL | re.IGNORECASE)
+
+
+def script_blocks(markup: str) -> str:
+    """Only the `<script>` contents of a Vue / Svelte / HTML file; everything else blanked to
+    spaces (newlines kept) so that lines and columns still point into the original file."""
+    kept = list(re.sub(r"[^\n]", " ", markup))
+    for match in _SCRIPT.finditer(markup):
+        kept[match.start(2):match.end(2)] = markup[match.start(2):match.end(2)]
+    return "".join(kept)
 
 
 def _machine_calls(root: Node, language: Language, evaluator: Evaluator) -> list[Node]:
