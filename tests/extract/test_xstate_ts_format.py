@@ -106,3 +106,17 @@ def test_state_and_event_names_that_look_like_config_keys_are_still_read() -> No
     transition = model.root.children[0].transitions[0]
     assert transition.event == "event"
     assert transition.actions[0].type == "helper"
+
+
+def test_written_inline_code_keeps_its_javascript_name_even_when_the_name_is_taken() -> None:
+    fmt = get_format("xstate-ts")
+    model, _ = fmt.read("""import { createMachine, log as xlog } from 'xstate';
+const log = () => console.log('mine');
+const table = { log: () => 2 };
+createMachine({ entry: [log, xlog('hi'), table['log']], on: { E: { actions: log } } });""")  # type: ignore[misc]
+    content, _ = fmt.write(model)  # type: ignore[misc]
+    assert isinstance(content, str)
+    assert "import { createMachine, log } from 'xstate';" in content
+    again, _ = fmt.read(content)  # type: ignore[misc]
+    assert machine_to_config(again) == machine_to_config(model)
+    assert [action.type for action in again.root.entry] == ["log", "xstate.log", "log"]

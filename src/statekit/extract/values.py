@@ -269,7 +269,7 @@ class Evaluator:
 
     def _member(self, node: Node, _name: str, depth: int) -> Any:
         obj_node = node.child_by_field_name("object")
-        prop = node.child_by_field_name("property")
+        prop = node.child_by_field_name("property") or node.child_by_field_name("index")
         if obj_node is None or prop is None:
             return JsExpr(text(node))
         obj = self.value(obj_node, "", depth + 1)

@@ -19,6 +19,7 @@ from typing import Any
 
 from statekit.errors import ToolError
 from statekit.extract import extract_machines
+from statekit.extract.values import XSTATE_BUILTINS
 from statekit.formats import FormatWarning, Source, register_format, warning
 from statekit.model import MachineModel, machine_to_config
 from statekit.tools.inputs import parse_config_model
@@ -108,6 +109,7 @@ class _Writer:
         #: Named inline functions written as `const name = ...` before the machine, so that
         #: JavaScript infers the same name for them when the file is read again.
         self.hoisted: dict[str, str] = {}
+        self._hoisted_as: dict[tuple[str, str], str] = {}
 
     def inline(self, name: str, code: str, inferred: str) -> str:
         """Inline code written where JavaScript would name it `inferred`, keeping `name`."""
@@ -124,10 +126,15 @@ class _Writer:
         return self.hoist(name, code)
 
     def hoist(self, name: str, code: str) -> str:
+        known = self._hoisted_as.get((name, code))
+        if known is not None:
+            return known
         variable = name
-        while variable in self.hoisted and self.hoisted[variable] != code:
+        while variable in _WRITER_IMPORTS or variable in self.hoisted:
             variable += "_"
-        self.hoisted[variable] = code
+        # Another variable name would rename the function; a property keeps `name`.
+        self.hoisted[variable] = code if variable == name else f"({{ {_key(name)}: {code} }})[{_literal(name)}]"
+        self._hoisted_as[(name, code)] = variable
         return variable
 
     def value(self, value: Any, indent: int) -> str:
@@ -267,6 +274,9 @@ _RESERVED = frozenset({"function", "class", "const", "let", "var", "new", "retur
                        "import", "export", "async", "await", "yield", "in", "of", "instanceof", "null", "true",
                        "false", "undefined", "try", "catch", "finally", "throw", "with", "enum", "super", "extends"})
 
+
+#: Names the written file may import from xstate; a hoisted constant must not take one.
+_WRITER_IMPORTS = XSTATE_BUILTINS | {"setup", "createMachine", "fromPromise"}
 
 _BUILTIN_ACTION_ARGS: dict[str, tuple[str, ...]] = {
     "xstate.assign": ("assignment",),
