@@ -512,3 +512,72 @@ def test_every_operation_is_documented() -> None:
         assert f"| `{operation.name}` |" in doc
         for name in operation.fields:
             assert f"`{name}`" in doc, (operation.name, name)
+
+
+# --- robustness: any patch sequence either applies or is refused with invalid_input -------------
+
+_FIELD_VALUES: dict[str, list[Any]] = {
+    "key": ["a", "new", "b", "", "x.y"],
+    "newKey": ["a", "renamed", "b", "#x"],
+    "eventType": ["GO", "", "xstate.after.100.m.a", "xstate.done.state.m", "xstate.done.actor.job0", "task.*"],
+    "type": ["atomic", "compound", "parallel", "final", "history", None],
+    "history": ["shallow", "deep"],
+    "index": [0, 1, 5],
+    "priority": [0, 1, 3],
+    "guard": [None, "isReady", {"type": "xstate.not", "guard": "isLate"}],
+    "actions": [None, [], ["log", {"type": "track", "params": {"k": 2}}]],
+    "reenter": [None, True, False],
+    "description": [None, "why"],
+    "meta": [None, {"m": 1}],
+    "delay": [100, "slow"],
+    "src": ["fetcher", "timer"],
+    "id": [None, "job0", "fresh"],
+    "input": [None, {"n": 1}],
+    "systemId": [None, "sys"],
+    "context": [None, {"count": 3}],
+    "tags": [None, [], ["busy"]],
+    "output": [None, {"done": True}],
+    "schema": [None, {"type": "object"}],
+}
+
+
+@st.composite
+def patch_sequences(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    config = draw(machine_configs())
+    model = parse_machine(config)
+    state_ids = [*model.nodes, "m.nope"]
+    transition_ids = [*(t.id for t in model.transitions()), "m.a:GO:9"]
+    invoke_ids = [invoke.id for node in model.root.walk() for invoke in node.invoke] + ["job0"]
+    patches = []
+    for _ in range(draw(st.integers(1, 6))):
+        operation = OPERATIONS[draw(st.sampled_from(sorted(OPERATIONS)))]
+        patch: dict[str, Any] = {"op": operation.name}
+        for name in operation.fields:
+            if name not in operation.required and draw(st.booleans()):
+                continue
+            if name in ("stateId", "parentId", "sourceId", "initialStateId"):
+                patch[name] = draw(st.sampled_from(state_ids))
+            elif name in ("targetId", "historyTargetId"):
+                patch[name] = draw(st.one_of(st.none(), st.sampled_from(state_ids),
+                                             st.lists(st.sampled_from(state_ids), min_size=1, max_size=2)))
+            elif name == "transitionId":
+                patch[name] = draw(st.sampled_from(transition_ids))
+            elif name == "invokeId":
+                patch[name] = draw(st.sampled_from(invoke_ids))
+            else:
+                patch[name] = draw(st.sampled_from(_FIELD_VALUES[name]))
+        patches.append(patch)
+    return config, patches
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(patch_sequences())
+def test_property_patches_apply_or_are_refused_cleanly(case: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    config, patches = case
+    try:
+        result = tools.call("apply_machine_patches", {"machine": config, "patches": patches})
+    except ToolError as error:
+        assert error.code == "invalid_input", error.message
+        assert error.message.startswith("patches[")
+        return
+    parse_machine(result["document"])  # the result is a readable machine
