@@ -395,7 +395,8 @@ def _check_builtin_fields(action_type: str, fields: Mapping[str, Any], where: st
         raise MachineDefinitionError("`xstate.cancel` needs a `sendId` string", _join(where, "sendId"))
     if action_type == "xstate.spawnChild" and not isinstance(fields.get("src"), str):
         raise MachineDefinitionError("`xstate.spawnChild` needs a `src` string", _join(where, "src"))
-    if action_type == "xstate.stopChild" and not isinstance(fields.get("actorRef"), str):
+    if action_type == "xstate.stopChild" and not isinstance(fields.get("actorRef"), str) \
+            and not is_inline(fields.get("actorRef")):
         raise MachineDefinitionError("`xstate.stopChild` needs an `actorRef` (an actor id)", _join(where, "actorRef"))
     delay = fields.get("delay")
     if delay is not None and not isinstance(delay, int | float | str) and not is_inline(delay):
