@@ -133,20 +133,19 @@ register(
 
 
 def write_document(model: MachineModel, to: Any) -> tuple[str, Any, list[Any]]:
-    """`(format, document, warnings)` of `model` in the requested output format."""
+    """`(format, document, warnings)` of `model` in the requested output format.
+
+    The default is the XState config as a JSON object; any other name goes to the format
+    registry (`xstate-yaml`, `scxml`, `xgraph`, `xstate-ts`, ...).
+    """
     if to is None or to in ("xstate-json", "xstate", "json"):
         return "xstate-json", machine_to_config(model), []
-    if to in ("xstate-yaml", "yaml"):
-        text = yaml.safe_dump(machine_to_config(model), sort_keys=False, allow_unicode=True)
-        return "xstate-yaml", text, []
     if not isinstance(to, str):
         raise ToolError("invalid_input", "`to` must be a format name such as 'xstate-json' or 'xstate-yaml'")
-    try:
-        from statekit.formats import write_format
-    except ImportError:
-        raise ToolError("invalid_input", f"unknown format {to!r}; use 'xstate-json' or 'xstate-yaml'") from None
+    from statekit.formats import write_format
+
     name, content, warnings = write_format(model, to)
-    return name, content, warnings
+    return ("xstate-yaml" if name == "yaml" else name), content, warnings
 
 
 def _apply(arguments: dict[str, Any]) -> dict[str, Any]:
