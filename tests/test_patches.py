@@ -424,6 +424,8 @@ def _rename_everywhere(config: dict[str, Any], path: tuple[str, ...], new_key: s
     if parent.get("initial") == path[-1]:
         parent["initial"] = new_key
     for sibling in parent["states"].values():
+        if sibling.get("type") == "history" and sibling.get("target") == path[-1]:
+            sibling["target"] = new_key
         groups = [*(sibling.get("on") or {}).values(), *(sibling.get("after") or {}).values(),
                   sibling.get("always") or [], sibling.get("onDone") or []]
         for invoke in sibling.get("invoke") or []:
