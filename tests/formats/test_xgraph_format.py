@@ -10,6 +10,7 @@ import pytest
 from format_strategies import any_machine_configs
 from hypothesis import HealthCheck, given, settings
 
+import statekit.tools as tools
 from statekit.errors import ToolError
 from statekit.formats import read_any, write_format
 from statekit.formats.xgraph import SCHEMA_VERSION, schema
@@ -187,3 +188,19 @@ def test_malformed_graphs_are_invalid_input(graph: dict[str, Any], message: str)
         read_any(graph, "xgraph")
     assert raised.value.code == "invalid_input"
     assert message in raised.value.message
+
+
+def test_a_sparse_statekit_xgraph_reads_with_defaults() -> None:
+    graph = {
+        "id": "m", "type": "directed", "initialNodeId": "m.a",
+        "nodes": [{"type": "node", "id": "m", "parentId": None, "data": {"key": "m", "type": "compound", "initial": "a"}},
+                  {"type": "node", "id": "m.a", "parentId": "m", "data": {"key": "a", "type": "atomic"}},
+                  {"type": "node", "id": "m.b", "parentId": "m", "data": {"key": "b", "type": "atomic"}}],
+        "edges": [{"type": "edge", "id": "e", "sourceId": "m.a", "targetId": "m.b", "label": "GO", "data": {}}],
+        "data": {"schema": SCHEMA_VERSION},
+    }
+    jsonschema.validate(graph, schema())
+    model = read_any(graph).model
+    assert machine_to_config(model) == {"id": "m", "initial": "a", "states": {"a": {"on": {"GO": "#m.b"}}, "b": {}}}
+    steps = tools.call("simulate_machine", {"machine": graph, "events": ["GO"]})["steps"]
+    assert steps[-1]["value"] == "b"

@@ -341,13 +341,28 @@ def _semantic_config(document: Mapping[str, Any]) -> dict[str, Any]:
     for edge in document["edges"]:
         edges_by_source.setdefault(edge["sourceId"], []).append(edge)
     graph_data = _data(document)
+    root_key = _data(roots[0]).get("key")
+    machine_id = graph_data.get("machineId")
+    if not isinstance(machine_id, str) and isinstance(root_key, str) and root_key != DEFAULT_MACHINE_ID:
+        machine_id = root_key  # a hand-written graph: the root node's key is the machine id
+    # The model's state ids, for sparse edges that give only a target node.
+    model_ids: dict[str, str] = {}
+
+    def assign(node: Mapping[str, Any], path: tuple[str, ...]) -> None:
+        data = _data(node)
+        own_id = data.get("id") if path and isinstance(data.get("id"), str) else None
+        model_ids[node["id"]] = own_id or ".".join((machine_id or DEFAULT_MACHINE_ID, *path))
+        for kid in children.get(node["id"], []):
+            assign(kid, (*path, str(_data(kid).get("key", kid["id"]))))
+
+    assign(roots[0], ())
 
     def build(node: Mapping[str, Any], is_root: bool) -> dict[str, Any]:
         data = _data(node)
         config: dict[str, Any] = {}
         if is_root:
-            if isinstance(graph_data.get("machineId"), str):
-                config["id"] = graph_data["machineId"]
+            if isinstance(machine_id, str):
+                config["id"] = machine_id
             if "context" in graph_data:
                 config["context"] = graph_data["context"]
         elif "id" in data:
@@ -363,7 +378,7 @@ def _semantic_config(document: Mapping[str, Any]) -> dict[str, Any]:
             if data.get(key):
                 config[key] = data[key]
         invokes = [dict(item) for item in data.get("invoke") or []]
-        _transitions_into(config, invokes, edges_by_source.get(node["id"], []))
+        _transitions_into(config, invokes, edges_by_source.get(node["id"], []), model_ids)
         if invokes:
             config["invoke"] = invokes
         kids = children.get(node["id"], [])
@@ -379,7 +394,9 @@ def _semantic_config(document: Mapping[str, Any]) -> dict[str, Any]:
     return build(roots[0], True)
 
 
-def _transitions_into(config: dict[str, Any], invokes: list[dict[str, Any]], edges: list[Mapping[str, Any]]) -> None:
+def _transitions_into(
+    config: dict[str, Any], invokes: list[dict[str, Any]], edges: list[Mapping[str, Any]], model_ids: dict[str, str]
+) -> None:
     groups: dict[str, dict[str, list[Any]]] = {}
     for edge in edges:
         data = _data(edge)
@@ -387,6 +404,9 @@ def _transitions_into(config: dict[str, Any], invokes: list[dict[str, Any]], edg
         item: dict[str, Any] = {}
         if data.get("targets") is not None:
             item["target"] = data["targets"]
+        elif "targets" not in data and edge["targetId"] != edge["sourceId"]:
+            # A sparse edge (no `targets`): its target node, by id.
+            item["target"] = "#" + model_ids.get(edge["targetId"], edge["targetId"])
         for key in ("guard", "reenter", "description", "meta"):
             if key in data:
                 item[key] = data[key]
