@@ -69,6 +69,12 @@ def write_yaml(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWa
     """The XState config as YAML text (block style, keys in the config's order)."""
     config, warnings = write(model)
     text: str = yaml.safe_dump(config, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    try:
+        exact = load_text(text) == config
+    except ToolError:
+        exact = False
+    if not exact:  # characters YAML reads as line breaks (NEL, LS, PS) must be escaped
+        text = yaml.safe_dump(config, sort_keys=False, allow_unicode=False, default_flow_style=False)
     return text, warnings
 
 
