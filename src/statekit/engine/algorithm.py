@@ -14,7 +14,7 @@ from typing import Any
 from statekit.engine.actions import ActionContext, resolve_actions
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.inline import JS_MARKER, evaluate_inline, is_inline
-from statekit.engine.machine import Machine, Node, RuntimeTransition
+from statekit.engine.machine import _HISTORY_DEPENDENT, _UNKNOWN, Machine, Node, RuntimeTransition
 from statekit.engine.plan import MAX_PLANS, build_plan, plan_key
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError
@@ -197,7 +197,19 @@ def _history_default_targets(history_node: Node, history: HistoryValue) -> list[
 
 
 def transition_domain(transition: RuntimeTransition, history: HistoryValue) -> Node | None:
-    """`getTransitionDomain`."""
+    """`getTransitionDomain` (memoised on the transition when history cannot change it)."""
+    cached = transition.domain
+    if cached is _UNKNOWN:
+        domain = _transition_domain(transition, history)
+        transition.domain = domain
+        return domain
+    if cached is _HISTORY_DEPENDENT:
+        return _transition_domain(transition, history)
+    result: Node | None = cached
+    return result
+
+
+def _transition_domain(transition: RuntimeTransition, history: HistoryValue) -> Node | None:
     targets = effective_target_states(transition, history)
     source = transition.source
     if not transition.reenter and all(t is source or t.is_descendant_of(source) for t in targets):

@@ -89,10 +89,14 @@ class Node:
         return other in self.ancestor_set
 
 
+_UNKNOWN = object()
+_HISTORY_DEPENDENT = object()
+
+
 class RuntimeTransition:
     """A transition with resolved targets (XState's `TransitionDefinition`)."""
 
-    __slots__ = ("actions", "delay", "event", "guard", "model", "reenter", "source", "target")
+    __slots__ = ("actions", "delay", "domain", "event", "guard", "model", "reenter", "source", "target")
 
     def __init__(
         self,
@@ -113,6 +117,10 @@ class RuntimeTransition:
         self.reenter = reenter
         self.model = model
         self.delay = delay
+        #: The transition domain, memoised when no target is a history state (then it does
+        #: not depend on recorded history); `_UNKNOWN` until first computed.
+        history_target = any(t.type == "history" for t in target or ())
+        self.domain: Any = _HISTORY_DEPENDENT if history_target else _UNKNOWN
 
     def __repr__(self) -> str:
         targets = [t.id for t in self.target] if self.target else None
