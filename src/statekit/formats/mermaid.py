@@ -1,0 +1,695 @@
+"""Mermaid `stateDiagram-v2`: read and write (format `mermaid`), structure only.
+
+Mermaid carries states, nesting (`state X { ... }`), concurrent regions (`--` inside a
+composite), start and end pseudo-states (`[*]`), choice/fork/join stereotypes, notes and
+labelled transitions. Everything else of a machine (actions, context, invokes, tags, meta,
+guards beyond a name) has no place in it: the writer reports each loss as a warning, and the
+reader fills in what a diagram does not say (initial states, eventless transitions, final
+states) and reports each assumption as an `assumed_*` warning.
+
+Writing:
+
+* state ids are global in Mermaid and may only hold `[^:\\s-{]`; the writer derives a safe
+  id from each key (`[A-Za-z0-9_]`, unique in the diagram) and keeps the real key in
+  `state "key" as id`;
+* a parallel state is a composite whose regions (its children) are separated by `--`, each
+  region written as its own composite (or plain state);
+* `[*] --> child` gives a compound state's initial child, `final --> [*]` marks a final state;
+* a transition label is `EVENT [guard] / action, action` (eventless transitions have no label);
+* descriptions become notes (`note right of id : text`); history states are plain states
+  (Mermaid has no history stereotype; a warning says so).
+
+Reading: `state "key" as id` gives the key; `[*] --> x` the initial child of the enclosing
+composite (else the first child, `assumed_initial`); an unlabelled `x --> [*]` from a state
+with no other transitions marks `x` final (`assumed_final`), any other `x --> [*]` goes to a
+new final child (`assumed_final_state`); a label is parsed back into event, guard name and
+action names; an unlabelled transition is eventless (`assumed_always`); a `<<choice>>` state's
+transitions are eventless with their labels as guard names, a `<<fork>>` is one eventless
+transition to all its targets, a `<<join>>` an ordinary state (`assumed_choice` / `assumed_fork` /
+`assumed_join`); a composite with `--` regions is a parallel state whose regions are the
+compound states (a region holding a single state is that state, else a new `regionN`
+compound, `assumed_region`). Notes become the state's description.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from statekit.errors import MachineDefinitionError, ToolError
+from statekit.formats import FormatWarning, Source, register_format, warning
+from statekit.model import MachineModel, StateNode, Transition, parse_machine
+from statekit.model.parse import DEFAULT_MACHINE_ID
+from statekit.model.resolve import Resolver
+
+#: Largest text the structure readers accept, and deepest nesting.
+MAX_TEXT = 2_000_000
+MAX_DEPTH = 64
+
+# --- shared by the Mermaid and D2 writers ------------------------------------------------------
+
+
+def config_path(node: StateNode) -> str:
+    """Where `node` is in the machine config (`states.a.states.b`), '' for the root."""
+    return ".".join(f"states.{key}" for key in node.path)
+
+
+def node_losses(model: MachineModel, format_name: str) -> list[FormatWarning]:
+    """One warning per thing of the machine's states that a structure-only format drops."""
+    lost: list[FormatWarning] = []
+
+    def lose(code: str, what: str, path: str) -> None:
+        lost.append(warning(code, f"{format_name} cannot express {what}; dropped", path))
+
+    if model.has_context:
+        lose("context_lost", "the context", "context")
+    if model.extra:
+        lose("extra_lost", f"the machine keys {sorted(model.extra)}", "")
+    if model.root.explicit_id is not None:
+        lose("id_lost", f"the machine id {model.root.explicit_id!r}", "id")
+    for node in model.root.walk():
+        path = config_path(node)
+        if node.explicit_id is not None and node is not model.root:
+            lose("id_lost", f"the state id {node.explicit_id!r}", f"{path}.id")
+        for name in ("entry", "exit"):
+            if getattr(node, name):
+                lose("actions_lost", f"{name} actions", f"{path}.{name}".lstrip("."))
+        if node.invoke:
+            lose("invoke_lost", "invoked actors", f"{path}.invoke".lstrip("."))
+        if node.tags:
+            lose("tags_lost", "tags", f"{path}.tags".lstrip("."))
+        if node.meta is not None:
+            lose("meta_lost", "meta", f"{path}.meta".lstrip("."))
+        if node.has_output:
+            lose("output_lost", "the output of a final state", f"{path}.output".lstrip("."))
+        if node.extra:
+            lose("extra_lost", f"the keys {sorted(node.extra)}", path)
+        if node.type == "history" and node.target:
+            lose("history_target_lost", "a history state's default target", f"{path}.target".lstrip("."))
+    return lost
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A transition as a diagram edge: source and target nodes and the label text."""
+
+    source: StateNode
+    target: StateNode
+    label: str
+    transition: Transition
+
+
+_LABEL_SPECIALS = re.compile(r"[\[\]/\n\r;#%\"{}:\\]")
+
+
+def transition_label(transition: Transition, path: str, warnings: list[FormatWarning], format_name: str) -> str:
+    """`EVENT [guard] / a, b`, with a warning for everything the label cannot carry."""
+    def lose(code: str, what: str) -> None:
+        warnings.append(warning(code, f"{format_name} cannot express {what}", path))
+
+    event = "" if transition.kind == "always" else transition.event
+    if transition.kind not in ("on", "always"):
+        lose("event_kind_as_name", f"{transition.kind} transitions; written as the event {event!r}")
+    if _LABEL_SPECIALS.search(event) or event != event.strip():
+        cleaned = _LABEL_SPECIALS.sub("_", event).strip() or "_"
+        lose("event_renamed", f"the event {event!r} in a label; written as {cleaned!r}")
+        event = cleaned
+    label = event
+    guard = transition.guard
+    if guard is not None:
+        name = guard.type
+        if guard.code is not None or guard.is_builtin or guard.has_params:
+            lose("guard_lost", f"the guard {guard.type!r} beyond its name (code, params or operands)")
+        if _LABEL_SPECIALS.search(name):
+            name = _LABEL_SPECIALS.sub("_", name)
+            lose("guard_renamed", f"the guard name {guard.type!r}; written as {name!r}")
+        label = f"{label} [{name}]".strip()
+    if transition.actions:
+        names = [_LABEL_SPECIALS.sub("_", action.type).replace(",", "_") for action in transition.actions]
+        lose("actions_as_text", "transition actions; only their names are written in the label")
+        label = f"{label} / {', '.join(names)}"
+    if transition.reenter_given:
+        lose("reenter_lost", "`reenter`")
+    if transition.description is not None:
+        lose("description_lost", "a transition description")
+    if transition.meta is not None:
+        lose("meta_lost", "transition meta")
+    if transition.extra:
+        lose("extra_lost", f"the transition keys {sorted(transition.extra)}")
+    return label
+
+
+def edges_of(model: MachineModel, warnings: list[FormatWarning], format_name: str) -> list[Edge]:
+    """Every transition as edges (one per target), warnings for those a diagram cannot draw."""
+    resolver = Resolver(model)
+    edges: list[Edge] = []
+    for node in model.root.walk():
+        for transition in node.transitions:
+            path = f"{config_path(node)}:{transition.id}"
+            if node is model.root:
+                warnings.append(warning("root_transition_lost", f"{format_name} cannot draw a transition of the machine "
+                                        "itself (it is not a state in the diagram); dropped", path))
+                continue
+            if not transition.targets:
+                warnings.append(warning("targetless_lost", f"{format_name} cannot draw a targetless transition; dropped", path))
+                continue
+            label = transition_label(transition, path, warnings, format_name)
+            targets: list[StateNode] = []
+            for target in transition.targets:
+                try:
+                    targets.append(resolver.resolve_target(node, target))
+                except MachineDefinitionError:
+                    warnings.append(warning("unresolved_target", f"the target {target!r} does not resolve; dropped", path))
+            if len(targets) > 1:
+                warnings.append(warning("multiple_targets", f"{format_name} has no multi-target transition; written as "
+                                        f"{len(targets)} edges with the same label", path))
+            for target_node in targets:
+                if target_node is model.root:
+                    warnings.append(warning("root_target_lost", f"{format_name} cannot draw a transition to the machine "
+                                            "itself; dropped", path))
+                    continue
+                edges.append(Edge(node, target_node, label, transition))
+    return edges
+
+
+def common_scope(edge: Edge) -> tuple[str, ...]:
+    """The path of the deepest state strictly containing both ends of `edge` (where to draw it)."""
+    source, target = edge.source.path[:-1], edge.target.path[:-1]
+    common: list[str] = []
+    for left, right in zip(source, target, strict=False):
+        if left != right:
+            break
+        common.append(left)
+    return tuple(common)
+
+
+def safe_ids(model: MachineModel, pattern: str, reserved: frozenset[str], *, case_insensitive: bool,
+             per_parent: bool) -> dict[str, str]:
+    """A diagram id for every state (by model path) made of `pattern` characters."""
+    ids: dict[str, str] = {}
+    used: dict[str, set[str]] = {}
+    for node in model.root.walk():
+        if node is model.root:
+            continue
+        scope = ".".join(node.path[:-1]) if per_parent else ""
+        taken = used.setdefault(scope, set())
+        base = re.sub(pattern, "_", node.key) or "_"
+        if base.lower() in reserved:
+            base += "_"
+        candidate, number = base, 2
+        while (candidate.lower() if case_insensitive else candidate) in taken:
+            candidate, number = f"{base}_{number}", number + 1
+        taken.add(candidate.lower() if case_insensitive else candidate)
+        ids[".".join(node.path)] = candidate
+    return ids
+
+
+# --- shared by the Mermaid and D2 readers ------------------------------------------------------
+
+
+@dataclass(eq=False)
+class RNode:
+    """A state as a structure reader sees it, before it becomes a config."""
+
+    key: str
+    where: str
+    parent: RNode | None = None
+    kind: str = "state"  # state | parallel | final | history | deep_history | choice | fork | join
+    children: list[RNode] = field(default_factory=list)
+    initial: RNode | None = None
+    description: str | None = None
+
+    def path(self) -> list[str]:
+        keys: list[str] = []
+        node: RNode | None = self
+        while node is not None and node.parent is not None:
+            keys.append(node.key)
+            node = node.parent
+        return keys[::-1]
+
+
+@dataclass(eq=False)
+class REdge:
+    """A transition as a structure reader sees it."""
+
+    source: RNode
+    targets: list[RNode]
+    label: str
+    where: str
+
+
+_LABEL = re.compile(r"^(?P<event>[^\[/]*?)\s*(?:\[(?P<guard>[^\]]*)\])?\s*(?:/\s*(?P<actions>.*))?$", re.S)
+
+
+def parse_label(label: str) -> tuple[str, str | None, list[str]]:
+    """`EVENT [guard] / a, b` -> (event, guard name or None, action names)."""
+    match = _LABEL.match(label.strip())
+    if match is None:  # a `[` without `]`: the whole label is the event
+        return label.strip(), None, []
+    guard = (match.group("guard") or "").strip() or None
+    actions = [item.strip() for item in (match.group("actions") or "").split(",") if item.strip()]
+    return match.group("event").strip(), guard, actions
+
+
+def _escape_key(key: str) -> str:
+    return key.replace("\\", "\\\\").replace(".", "\\.")
+
+
+def dedupe_keys(parent: RNode, warnings: list[FormatWarning]) -> None:
+    """Make the keys of `parent`'s children distinct (a suffix, with a warning)."""
+    seen: set[str] = set()
+    for child in parent.children:
+        if child.key in seen:
+            base, number = child.key, 2
+            while f"{base}_{number}" in seen:
+                number += 1
+            child.key = f"{base}_{number}"
+            warnings.append(warning("assumed_key", f"two sibling states are called {base!r}; this one is "
+                                    f"{child.key!r}", child.where))
+        seen.add(child.key)
+
+
+def build_model(root: RNode, edges: list[REdge], warnings: list[FormatWarning], format_name: str) -> MachineModel:
+    """The machine of a structure reader's tree and edges, with every default reported."""
+    config = _state_config(root, warnings)
+    by_node: dict[int, dict[str, Any]] = {}
+
+    def index(node: RNode, state: dict[str, Any]) -> None:
+        by_node[id(node)] = state
+        for child in node.children:
+            index(child, state["states"][child.key])
+
+    index(root, config)
+    for edge in edges:
+        source = edge.source
+        if source.kind in ("final",):
+            warnings.append(warning("transition_from_final", "a final state cannot have transitions; dropped", edge.where))
+            continue
+        event, guard, actions = parse_label(edge.label)
+        item: dict[str, Any] = {"target": [_target(source, target) for target in edge.targets]}
+        if len(item["target"]) == 1:
+            item["target"] = item["target"][0]
+        if source.kind == "choice":
+            guard = None if edge.label.strip().lower() in ("", "else", "[else]") else (guard or edge.label.strip())
+            event = ""
+            warnings.append(warning("assumed_choice", "a choice's transition is eventless, its label the guard name",
+                                    edge.where))
+        elif source.kind == "fork":
+            event = ""
+            warnings.append(warning("assumed_fork", "a fork is one eventless transition to all its targets", edge.where))
+        elif source.kind == "join":
+            warnings.append(warning("assumed_join", "a join is an ordinary state", edge.where))
+        if guard:
+            item["guard"] = guard
+        if actions:
+            item["actions"] = actions
+        state = by_node[id(source)]
+        if not event:
+            if source.kind not in ("choice", "fork"):
+                warnings.append(warning("assumed_always", "an unlabelled transition is eventless (`always`)", edge.where))
+            state.setdefault("always", []).append(item)
+        else:
+            state.setdefault("on", {}).setdefault(event, []).append(item)
+    try:
+        return parse_machine(config)
+    except (MachineDefinitionError, RecursionError) as error:
+        raise ToolError("invalid_input", f"the {format_name} diagram does not make a valid machine: {error}") from None
+
+
+def _target(source: RNode, target: RNode) -> str:
+    parent = source.parent
+    ancestors: list[RNode] = []
+    node: RNode | None = target.parent
+    while node is not None:
+        ancestors.append(node)
+        node = node.parent
+    if parent is not None and parent in ancestors:
+        below = target.path()[len(parent.path()):]
+        return ".".join(_escape_key(key) for key in below)
+    return "#" + ".".join([DEFAULT_MACHINE_ID, *(_escape_key(key) for key in target.path())])
+
+
+def _state_config(node: RNode, warnings: list[FormatWarning]) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    if node.kind == "parallel":
+        config["type"] = "parallel"
+    elif node.kind == "final":
+        config["type"] = "final"
+    elif node.kind in ("history", "deep_history"):
+        config["type"] = "history"
+        if node.kind == "deep_history":
+            config["history"] = "deep"
+    if node.description is not None:
+        config["description"] = node.description
+    if node.children and node.kind not in ("parallel", "final", "history", "deep_history"):
+        initial = node.initial if node.initial in node.children else None
+        if initial is None:
+            initial = node.children[0]
+            warnings.append(warning("assumed_initial", f"no initial state given; the first child {initial.key!r} is "
+                                    "the initial state", node.where))
+        config["initial"] = initial.key
+    if node.children:
+        config["states"] = {child.key: _state_config(child, warnings) for child in node.children}
+    return config
+
+
+# --- Mermaid writer -------------------------------------------------------------------------
+
+_MERMAID_RESERVED = frozenset({
+    "state", "note", "end", "as", "direction", "classdef", "class", "style", "click", "left", "right", "of",
+    "hide", "scale", "fork", "join", "choice", "tb", "bt", "lr", "rl", "acctitle", "accdescr", "default",
+})
+
+
+def write_mermaid(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning]]:
+    """The model as a Mermaid `stateDiagram-v2` (structure only; every loss is a warning)."""
+    warnings = node_losses(model, "Mermaid")
+    ids = safe_ids(model, r"[^A-Za-z0-9_]", _MERMAID_RESERVED, case_insensitive=False, per_parent=False)
+    edges = edges_of(model, warnings, "Mermaid")
+    by_scope: dict[tuple[str, ...], list[Edge]] = {}
+    for edge in edges:
+        by_scope.setdefault(common_scope(edge), []).append(edge)
+    lines = ["stateDiagram-v2"]
+
+    def node_id(node: StateNode) -> str:
+        return ids[".".join(node.path)]
+
+    def declare(node: StateNode, indent: str) -> None:
+        sid = node_id(node)
+        key = node.key
+        if '"' in key or "\n" in key or "\r" in key:
+            key = key.replace('"', "'").replace("\n", " ").replace("\r", " ")
+            warnings.append(warning("key_renamed", f"Mermaid cannot quote {node.key!r}; written as {key!r}",
+                                    config_path(node)))
+        # `state id` alone confuses Mermaid's lexer when a composite follows: a bare id is safe.
+        head = sid if key == sid else f'state "{key}" as {sid}'
+        if not node.children:
+            lines.append(f"{indent}{head}")
+        if node.type == "history":
+            warnings.append(warning("history_as_state", f"Mermaid has no history state; {node.key!r} is written as a "
+                                    "plain state", config_path(node)))
+        if node.description is not None:
+            text = node.description
+            if "\n" in text or "\r" in text:
+                body = [line.strip() for line in text.splitlines()]
+                if any(line.lower() == "end note" for line in body):
+                    warnings.append(warning("description_changed", "a note cannot hold the line `end note`",
+                                            config_path(node)))
+                    body = [line if line.lower() != "end note" else "end  note" for line in body]
+                lines.append(f"{indent}note right of {sid}")
+                lines.extend(f"{indent}  {line}" for line in body)
+                lines.append(f"{indent}end note")
+            else:
+                lines.append(f"{indent}note right of {sid} : {text}")
+        if node.children:
+            lines.append(f"{indent}{'state ' + sid if key == sid else head} {{")
+            body_of(node, indent + "  ")
+            lines.append(f"{indent}}}")
+        if node.type == "final":
+            lines.append(f"{indent}{sid} --> [*]")
+
+    def transitions_of(node: StateNode, indent: str) -> None:
+        for edge in by_scope.get(node.path, []):
+            suffix = f" : {edge.label}" if edge.label else ""
+            lines.append(f"{indent}{node_id(edge.source)} --> {node_id(edge.target)}{suffix}")
+
+    def body_of(node: StateNode, indent: str) -> None:
+        if node.type == "parallel":
+            for number, region in enumerate(node.children):
+                if number:
+                    lines.append(f"{indent}--")
+                declare(region, indent)
+            transitions_of(node, indent)
+            return
+        initial = node.child(node.initial) if node.initial else None
+        if initial is not None:
+            lines.append(f"{indent}[*] --> {node_id(initial)}")
+        for child in node.children:
+            declare(child, indent)
+        transitions_of(node, indent)
+
+    if model.root.description is not None:
+        warnings.append(warning("description_lost", "Mermaid cannot note the machine itself; its description is "
+                                "dropped", "description"))
+    if model.root.type == "parallel":
+        warnings.append(warning("parallel_root", "the machine is parallel: written as a top-level composite", ""))
+        lines.append(f'  state "{DEFAULT_MACHINE_ID}" as machine_root')
+        lines.append("  state machine_root {")
+        body_of(model.root, "    ")
+        lines.append("  }")
+    else:
+        body_of(model.root, "  ")
+    return "\n".join(lines) + "\n", warnings
+
+
+# --- Mermaid reader -------------------------------------------------------------------------
+
+_ID = r"[^:\s\-{}\"]+|\[\*\]"
+_RE_HEADER = re.compile(r"^stateDiagram(?:-v2)?\b")
+_RE_COMPOSITE = re.compile(r'^state\s+(?:"(?P<desc>[^"]*)"\s+as\s+)?(?P<id>[^:\s\-{}"]+)\s*\{$')
+_RE_STATE_AS = re.compile(r'^state\s+"(?P<desc>[^"]*)"\s+as\s+(?P<id>[^:\s\-{}"]+)$')
+_RE_STEREOTYPE = re.compile(r"^state\s+(?P<id>[^:\s\-{}\"]+)\s*<<(?P<kind>choice|fork|join)>>$")
+_RE_STATE_DESC = re.compile(r"^(?:state\s+)?(?P<id>[^:\s\-{}\"]+)\s*:\s*(?P<desc>.*)$")
+_RE_STATE = re.compile(r"^(?:state\s+)?(?P<id>[^:\s\-{}\"]+)$")
+_RE_TRANSITION = re.compile(rf"^(?P<src>{_ID})(?::::\w+)?\s*-->\s*(?P<dst>{_ID})(?::::\w+)?\s*(?::\s*(?P<label>.*))?$")
+_RE_NOTE = re.compile(r"^note\s+(?:left|right)\s+of\s+(?P<id>[^:\s\-{}\"]+)\s*(?::\s*(?P<text>.*))?$")
+_RE_IGNORED = re.compile(r"^(?:direction\s+\w+|classDef\s|class\s|style\s|click\s|accTitle\s*:|accDescr\s*[:{]|hide\s+empty)")
+
+
+@dataclass(eq=False)
+class _Scope:
+    node: RNode
+    regions: list[list[RNode]] = field(default_factory=lambda: [[]])
+    initials: list[RNode | None] = field(default_factory=lambda: [None])
+
+
+class _MermaidReader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.warnings: list[FormatWarning] = []
+        self.root = RNode(DEFAULT_MACHINE_ID, "")
+        self.states: dict[str, RNode] = {}
+        self.scopes: dict[int, _Scope] = {id(self.root): _Scope(self.root)}
+        self.region_of: dict[int, tuple[_Scope, int]] = {}
+        self.raw_edges: list[tuple[str, str, str, _Scope, int, str]] = []
+        self.stereotypes: dict[str, str] = {}
+
+    def fail(self, line: int, message: str) -> ToolError:
+        return ToolError("invalid_input", f"Mermaid line {line}: {message}")
+
+    def state(self, sid: str, scope: _Scope, line: int) -> RNode:
+        node = self.states.get(sid)
+        if node is None:
+            node = RNode(sid, f"line {line}", parent=scope.node)
+            self.states[sid] = node
+            region = len(scope.regions) - 1
+            scope.regions[region].append(node)
+            self.region_of[id(node)] = (scope, region)
+        return node
+
+    def read(self) -> MachineModel:
+        if len(self.text) > MAX_TEXT:
+            raise ToolError("invalid_input", f"the Mermaid text is longer than {MAX_TEXT} characters")
+        lines = self.text.lstrip("\ufeff").splitlines()
+        number = 0
+        seen_header = False
+        in_front_matter = False
+        stack = [self.scopes[id(self.root)]]
+        note: tuple[RNode, list[str]] | None = None
+        for number, raw in enumerate(lines, 1):
+            line = raw.strip()
+            if note is not None:
+                if line.lower() == "end note":
+                    self.add_note(note[0], "\n".join(note[1]))
+                    note = None
+                else:
+                    note[1].append(line)
+                continue
+            if not seen_header and line == "---":
+                in_front_matter = not in_front_matter
+                continue
+            if in_front_matter or not line or line.startswith("%%"):
+                continue
+            if not seen_header:
+                if not _RE_HEADER.match(line):
+                    raise self.fail(number, "a Mermaid state diagram starts with `stateDiagram-v2`")
+                seen_header = True
+                rest = _RE_HEADER.sub("", line, count=1).strip()
+                if rest:
+                    raise self.fail(number, "put the statements after the header on their own lines")
+                continue
+            line = line.rstrip(";").strip()
+            scope = stack[-1]
+            if line == "}":
+                if len(stack) == 1:
+                    raise self.fail(number, "`}` without a composite state to close")
+                stack.pop()
+            elif line == "--":
+                if scope.node is self.root and len(stack) == 1 and not scope.regions[0]:
+                    raise self.fail(number, "`--` before any state")
+                scope.regions.append([])
+                scope.initials.append(None)
+            elif match := _RE_COMPOSITE.match(line):
+                if len(stack) > MAX_DEPTH:
+                    raise self.fail(number, f"composite states nest deeper than {MAX_DEPTH} levels")
+                node = self.state(match["id"], scope, number)
+                if match["desc"] is not None:
+                    node.key = match["desc"]
+                inner = self.scopes.setdefault(id(node), _Scope(node))
+                stack.append(inner)
+            elif match := _RE_STEREOTYPE.match(line):
+                node = self.state(match["id"], scope, number)
+                node.kind = match["kind"]
+            elif match := _RE_STATE_AS.match(line):
+                self.state(match["id"], scope, number).key = match["desc"]
+            elif match := _RE_TRANSITION.match(line):
+                self.raw_edges.append((match["src"], match["dst"], (match["label"] or "").strip(), scope,
+                                       len(scope.regions) - 1, f"line {number}"))
+                for end in (match["src"], match["dst"]):
+                    if end != "[*]":
+                        self.state(end, scope, number)
+            elif match := _RE_NOTE.match(line):
+                target = self.state(match["id"], scope, number)
+                if match["text"] is None:
+                    note = (target, [])
+                else:
+                    self.add_note(target, match["text"].strip())
+            elif _RE_IGNORED.match(line):
+                continue
+            elif match := _RE_STATE_DESC.match(line):
+                node = self.state(match["id"], scope, number)
+                self.add_note(node, match["desc"].strip())
+            elif match := _RE_STATE.match(line):
+                self.state(match["id"], scope, number)
+            else:
+                raise self.fail(number, f"not a state diagram statement: {line[:80]!r}")
+        if not seen_header:
+            raise ToolError("invalid_input", "a Mermaid state diagram starts with `stateDiagram-v2`")
+        if note is not None:
+            raise self.fail(number, "a `note` block without `end note`")
+        if len(stack) > 1:
+            raise self.fail(number, "a composite state is not closed with `}`")
+        return self.build()
+
+    def add_note(self, node: RNode, text: str) -> None:
+        node.description = text if node.description is None else f"{node.description}\n{text}"
+
+    def build(self) -> MachineModel:
+        edges: list[REdge] = []
+        outgoing: dict[int, int] = {}
+        for src, dst, _label, _, _, _ in self.raw_edges:
+            if src != "[*]" and dst != "[*]":
+                outgoing[id(self.states[src])] = outgoing.get(id(self.states[src]), 0) + 1
+        pending_finals: list[tuple[RNode, _Scope, int, str, str]] = []
+        for src, dst, label, scope, region, where in self.raw_edges:
+            if src == "[*]" and dst == "[*]":
+                raise ToolError("invalid_input", f"Mermaid {where}: `[*] --> [*]` is not a transition")
+            if src == "[*]":
+                target = self.states[dst]
+                if scope.initials[region] is not None and scope.initials[region] is not target:
+                    self.warnings.append(warning("extra_initial", "a second `[*] -->` in the same composite; the first "
+                                                 "one is the initial state", where))
+                elif scope.initials[region] is None:
+                    scope.initials[region] = target
+                if label:
+                    self.warnings.append(warning("initial_label_lost", "the label of an initial transition is dropped",
+                                                 where))
+                continue
+            source = self.states[src]
+            if dst == "[*]":
+                if not label and source.kind == "state" and outgoing.get(id(source), 0) == 0 and (
+                        id(source) not in self.scopes):
+                    source.kind = "final"
+                    self.warnings.append(warning("assumed_final", f"{source.key!r} --> [*]: {source.key!r} is a final "
+                                                 "state", where))
+                else:
+                    pending_finals.append((source, scope, region, label, where))
+                continue
+            edges.append(REdge(source, [self.states[dst]], label, where))
+        finals: dict[tuple[int, int], RNode] = {}
+        for source, scope, region, label, where in pending_finals:
+            final = finals.get((id(scope), region))
+            if final is None:
+                final = RNode("final", where, parent=scope.node, kind="final")
+                scope.regions[region].append(final)
+                finals[(id(scope), region)] = final
+                self.warnings.append(warning("assumed_final_state", "`--> [*]` goes to a new final state", where))
+            edges.append(REdge(source, [final], label, where))
+        self.arrange(self.scopes[id(self.root)])
+        edges = self.merge_forks(edges)
+        return build_model(self.root, edges, self.warnings, "Mermaid")
+
+    def arrange(self, scope: _Scope) -> None:
+        node = scope.node
+        regions = [region for region in scope.regions]
+        if len(regions) > 1:
+            node.kind = "parallel"
+            node.children = []
+            for number, (members, initial) in enumerate(zip(regions, scope.initials, strict=True), 1):
+                if len(members) == 1 and initial in (None, members[0]):
+                    node.children.append(members[0])
+                    continue
+                region = RNode(f"region{number}", node.where, parent=node, children=list(members), initial=initial)
+                for member in members:
+                    member.parent = region
+                self.warnings.append(warning("assumed_region", f"a concurrent region of {node.key!r} is the compound "
+                                             f"state {region.key!r}", node.where))
+                node.children.append(region)
+                dedupe_keys(region, self.warnings)
+                self.arrange_children(region)
+        else:
+            node.children = list(regions[0])
+            node.initial = scope.initials[0]
+        dedupe_keys(node, self.warnings)
+        self.arrange_children(node)
+
+    def arrange_children(self, node: RNode) -> None:
+        for child in node.children:
+            inner = self.scopes.get(id(child))
+            if inner is not None:
+                self.arrange(inner)
+
+    def merge_forks(self, edges: list[REdge]) -> list[REdge]:
+        merged: list[REdge] = []
+        forks: dict[int, REdge] = {}
+        for edge in edges:
+            if edge.source.kind == "fork":
+                existing = forks.get(id(edge.source))
+                if existing is not None:
+                    existing.targets.extend(edge.targets)
+                    continue
+                forks[id(edge.source)] = edge
+            merged.append(edge)
+        return merged
+
+
+def read_mermaid(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
+    """Mermaid `stateDiagram-v2` text -> (model, warnings)."""
+    if not isinstance(value, str):
+        raise ToolError("invalid_input", "a Mermaid state diagram is text")
+    reader = _MermaidReader(value)
+    model = reader.read()
+    return model, reader.warnings
+
+
+def detect(source: Source) -> float:
+    text = source.stripped
+    for line in text.splitlines()[:40]:
+        line = line.strip()
+        if not line or line.startswith("%%") or line == "---":
+            continue
+        if _RE_HEADER.match(line):
+            return 1.0
+    return 0.0
+
+
+register_format(
+    "mermaid",
+    read=read_mermaid,
+    write=write_mermaid,
+    detect=detect,
+    aliases=("mermaid-state", "statediagram", "mmd"),
+    media_type="text/vnd.mermaid",
+    description="Mermaid stateDiagram-v2 (structure only: states, nesting, regions, labelled transitions)",
+)
