@@ -367,9 +367,16 @@ def write_mermaid(model: MachineModel) -> tuple[str | dict[str, Any], list[Forma
     warnings = node_losses(model, "Mermaid")
     ids = safe_ids(model, r"[^A-Za-z0-9_]", _MERMAID_RESERVED, case_insensitive=False, per_parent=False)
     edges = edges_of(model, warnings, "Mermaid")
+    # All edges of a source go in one place (the shallowest scope any of them needs), so that
+    # reading them back keeps their order, which is their priority.
+    scope_of: dict[str, tuple[str, ...]] = {}
+    for edge in edges:
+        scope = common_scope(edge)
+        known = scope_of.get(edge.source.id)
+        scope_of[edge.source.id] = scope if known is None or len(scope) < len(known) else known
     by_scope: dict[tuple[str, ...], list[Edge]] = {}
     for edge in edges:
-        by_scope.setdefault(common_scope(edge), []).append(edge)
+        by_scope.setdefault(scope_of[edge.source.id], []).append(edge)
     lines = ["stateDiagram-v2"]
 
     def node_id(node: StateNode) -> str:
@@ -420,13 +427,15 @@ def write_mermaid(model: MachineModel) -> tuple[str | dict[str, Any], list[Forma
                 if number:
                     lines.append(f"{indent}--")
                 declare(region, indent)
+            if len(node.children) < 2:
+                lines.append(f"{indent}--")  # an empty region: still a parallel state when read back
             transitions_of(node, indent)
             return
+        for child in node.children:  # declared first: a state's first mention places it
+            declare(child, indent)
         initial = node.child(node.initial) if node.initial else None
         if initial is not None:
             lines.append(f"{indent}[*] --> {node_id(initial)}")
-        for child in node.children:
-            declare(child, indent)
         transitions_of(node, indent)
 
     if model.root.description is not None:
@@ -624,6 +633,8 @@ class _MermaidReader:
         node = scope.node
         regions = [region for region in scope.regions]
         if len(regions) > 1:
+            kept = [(members, initial) for members, initial in zip(regions, scope.initials, strict=True) if members]
+            regions, scope.initials = [members for members, _ in kept], [initial for _, initial in kept]
             node.kind = "parallel"
             node.children = []
             for number, (members, initial) in enumerate(zip(regions, scope.initials, strict=True), 1):
