@@ -89,10 +89,11 @@ def write_d2(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarn
             start, number = "start", 2
             while start in taken:
                 start, number = f"start_{number}", number + 1
+        for child in node.children:  # declared first: a state's first mention places it
+            declare(child, indent)
+        if initial is not None:
             lines.append(f'{indent}{start}: "" {{shape: circle; width: 14; height: 14; style.fill: "#222222"}}')
             lines.append(f"{indent}{start} -> {ids['.'.join(initial.path)]}")
-        for child in node.children:
-            declare(child, indent)
 
     def declare(node: StateNode, indent: str) -> None:
         sid = ids[".".join(node.path)]
@@ -554,7 +555,7 @@ def read_d2(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
 
 
 _D2_EDGE = re.compile(r"^[^\s:{}#\"<>-][^:{}#\"<>]*?\s*(?:->|<-|<->)\s*\S", re.M)
-_D2_ATTR = re.compile(r"^\s*(?:[\w.\"]+\.)?(?:shape|style\.[\w-]+|direction)\s*:\s*\S", re.M)
+_D2_ATTR = re.compile(r"(?:^|[{;])\s*(?:[\w.\"]+\.)?(?:shape|style\.[\w-]+|direction)\s*:\s*\S", re.M)
 
 
 def detect(source: Source) -> float:
@@ -567,7 +568,7 @@ def detect(source: Source) -> float:
     score = 0.0
     if _D2_EDGE.search(head):
         score += 0.3
-    if _D2_ATTR.search(head):
+    if _D2_ATTR.search(head) and "{" in head:
         score += 0.3
     if "-->" in head:
         score -= 0.2
