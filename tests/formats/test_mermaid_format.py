@@ -328,6 +328,9 @@ def test_convert_machine_writes_and_detects_mermaid() -> None:
     "stateDiagram-v2\n note right of a\n never ends",
     "stateDiagram-v2\n a -> b ::: {{{\n",
     "stateDiagram-v2 a --> b",
+    # composites re-opened at the top level nest states deeper than any one block does
+    "stateDiagram-v2\nstate s0 {\nstate s1 {\n}\n}\n" + "".join(f"state s{i} {{\nstate s{i + 1} {{\n}}\n}}\n"
+                                                               for i in range(1, 1500)),
 ])
 def test_hostile_text_is_invalid_input(text: str) -> None:
     with pytest.raises(ToolError) as error:

@@ -155,11 +155,17 @@ class _D2Reader:
         self.root = _Object(DEFAULT_MACHINE_ID, (), "")
         self.objects: dict[tuple[str, ...], _Object] = {(): self.root}
         self.edges: list[tuple[tuple[str, ...], tuple[str, ...], str, str]] = []
+        self._line_at, self._line = 0, 1
 
     # scanning
 
     def line(self) -> int:
-        return self.s.count("\n", 0, self.i) + 1
+        """The line of the current position (counted incrementally: linear on long texts)."""
+        if self.i < self._line_at:
+            self._line_at, self._line = 0, 1
+        self._line += self.s.count("\n", self._line_at, self.i)
+        self._line_at = self.i
+        return self._line
 
     def fail(self, message: str) -> ToolError:
         return ToolError("invalid_input", f"D2 line {self.line()}: {message}")
@@ -475,9 +481,9 @@ class _D2Reader:
             raise ToolError("invalid_input", "the D2 text is empty")
         try:
             self.block((), 0, "container")
+            return self.build()
         except RecursionError:
             raise ToolError("invalid_input", "the D2 text nests too deeply") from None
-        return self.build()
 
     def build(self) -> MachineModel:
         nodes: dict[tuple[str, ...], RNode] = {}

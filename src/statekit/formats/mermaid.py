@@ -46,6 +46,8 @@ from statekit.model.resolve import Resolver
 #: Largest text the structure readers accept, and deepest nesting.
 MAX_TEXT = 2_000_000
 MAX_DEPTH = 64
+#: Deepest state tree a structure reader builds (states may be placed inside re-opened composites).
+MAX_TREE_DEPTH = 200
 
 # --- shared by the Mermaid and D2 writers ------------------------------------------------------
 
@@ -272,6 +274,12 @@ def dedupe_keys(parent: RNode, warnings: list[FormatWarning]) -> None:
 
 def build_model(root: RNode, edges: list[REdge], warnings: list[FormatWarning], format_name: str) -> MachineModel:
     """The machine of a structure reader's tree and edges, with every default reported."""
+    stack = [(root, 0)]
+    while stack:  # iterative: the tree may be deeper than Python's recursion limit
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise ToolError("invalid_input", f"the {format_name} states nest deeper than {MAX_TREE_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in node.children)
     config = _state_config(root, warnings)
     by_node: dict[int, dict[str, Any]] = {}
 
@@ -579,7 +587,10 @@ class _MermaidReader:
             raise self.fail(number, "a `note` block without `end note`")
         if len(stack) > 1:
             raise self.fail(number, "a composite state is not closed with `}`")
-        return self.build()
+        try:
+            return self.build()
+        except RecursionError:
+            raise ToolError("invalid_input", "the Mermaid states nest too deeply") from None
 
     def add_note(self, node: RNode, text: str) -> None:
         node.description = text if node.description is None else f"{node.description}\n{text}"
@@ -685,6 +696,8 @@ def read_mermaid(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
 
 
 def detect(source: Source) -> float:
+    if source.data is not None:
+        return 0.0
     text = source.stripped
     for line in text.splitlines()[:40]:
         line = line.strip()
