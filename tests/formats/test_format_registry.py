@@ -162,7 +162,8 @@ def test_convert_machine_bad_arguments(arguments: dict[str, Any], message: str) 
 
 
 def test_validate_and_simulate_accept_scxml() -> None:
-    assert tools.call("validate_machine", {"machine": PLAYER_SCXML}) == {"ok": True, "issues": []}
+    assert tools.call("validate_machine", {"machine": PLAYER_SCXML}) == {
+        "ok": True, "issues": [], "normalization": {"format": "scxml", "assumed": []}}
     steps = tools.call("simulate_machine", {"machine": PLAYER_SCXML, "events": ["PLAY", "STOP"]})["steps"]
     assert [s["value"] for s in steps] == ["paused", "playing", "stopped"]
 
@@ -174,6 +175,11 @@ def test_validate_and_simulate_accept_xgraph_and_digraph() -> None:
         "playing")
     structural = {"nodes": [{"id": "a"}, {"id": "b"}], "edges": [{"sourceId": "a", "targetId": "b", "label": "GO"}]}
     assert tools.call("simulate_machine", {"machine": structural, "events": ["GO"]})["steps"][-1]["value"] == "b"
+    # What a structure-only graph lacked is reported, by both tools.
+    assumed = {a["code"] for a in tools.call("validate_machine", {"machine": structural})["normalization"]["assumed"]}
+    assert "assumed_initial" in assumed
+    simulated = tools.call("simulate_machine", {"machine": structural, "events": []})["normalization"]
+    assert simulated["format"] == "xgraph" and "assumed_initial" in {a["code"] for a in simulated["assumed"]}
 
 
 def test_validate_reports_problems_of_a_converted_machine() -> None:

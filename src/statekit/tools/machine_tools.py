@@ -42,6 +42,18 @@ def _validate(arguments: dict[str, Any]) -> dict[str, Any]:
     if "machine" not in arguments:
         raise ToolError("invalid_input", "`machine` is required")
     supplied = _supplied(arguments.get("implementations"))
+    from statekit.formats import detect_format
+
+    try:
+        detected = detect_format(arguments["machine"])
+    except ToolError:
+        detected = "xstate"
+    if detected != "xstate":
+        # Another format: its reader builds the model and says what it assumed.
+        model, read = load_model_with_normalization(arguments["machine"], detected)
+        result = summarize(validate_model(model, supplied))
+        result["normalization"] = {"format": read["format"], "assumed": read.get("assumed", [])}
+        return result
     document = load_machine_document(arguments["machine"])
     try:
         model = parse_machine(document)
@@ -103,7 +115,17 @@ register(
         },
         output_schema={
             "type": "object",
-            "properties": {"ok": {"type": "boolean"}, "issues": {"type": "array", "items": ISSUE_SCHEMA}},
+            "properties": {
+                "ok": {"type": "boolean"},
+                "issues": {"type": "array", "items": ISSUE_SCHEMA},
+                "normalization": {
+                    "type": "object",
+                    "description": "For machines in another format than an XState config: the format, and the "
+                                   "defaults a structure-only format (Mermaid, D2, XGraph without semantics) filled in.",
+                    "properties": {"format": {"type": "string"}, "assumed": {"type": "array"}},
+                    "required": ["format", "assumed"],
+                },
+            },
             "required": ["ok", "issues"],
             "additionalProperties": False,
         },
