@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from format_strategies import any_machine_configs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_mermaid_format import EXAMPLE, LOSSY, run_validator, structure, structure_machines
@@ -193,3 +194,21 @@ def test_any_text_reads_or_is_invalid_input(text: str) -> None:
         assert error.code == "invalid_input"
     else:
         write_format(outcome.model, "d2")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_machine_configs())
+def test_any_machine_writes_and_reads_back(config: dict[str, Any]) -> None:
+    model = parse_machine(config)
+    _, text, warnings = write_format(model, "d2")
+    assert all(set(w) == {"code", "message", "path"} for w in warnings)
+    back = read_any(text, "d2").model
+    assert len(back.nodes) >= len([node for node in model.root.walk() if node is not model.root])
+
+
+@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(any_machine_configs(), min_size=40, max_size=40))
+def test_any_machine_as_d2_compiles(configs: list[dict[str, Any]]) -> None:
+    texts = [str(write_format(parse_machine(config), "d2")[1]) for config in configs]
+    failures = [(text, result) for text, result in zip(texts, compiles(texts), strict=True) if not result["ok"]]
+    assert not failures, failures[:2]

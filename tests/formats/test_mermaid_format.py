@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from format_strategies import any_machine_configs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -350,3 +351,25 @@ def test_any_text_reads_or_is_invalid_input(body: str) -> None:
         assert error.code == "invalid_input"
     else:
         write_format(model, "mermaid")
+
+
+# --- any machine: written with warnings, read back, parsed by mermaid ------------------------
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(any_machine_configs())
+def test_any_machine_writes_and_reads_back(config: dict[str, Any]) -> None:
+    model = parse_machine(config)
+    _, text, warnings = write_format(model, "mermaid")
+    assert all(set(w) == {"code", "message", "path"} for w in warnings)
+    back = read_any(text, "mermaid").model
+    assert len(back.nodes) >= len([node for node in model.root.walk() if node is not model.root])
+
+
+@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(any_machine_configs(), min_size=40, max_size=40))
+def test_any_machine_as_mermaid_parses_with_mermaid(configs: list[dict[str, Any]]) -> None:
+    texts = [str(write_format(parse_machine(config), "mermaid")[1]) for config in configs]
+    results = run_validator("mermaid_parse.mjs", texts, "mermaid")
+    failures = [(text, result) for text, result in zip(texts, results, strict=True) if not result["ok"]]
+    assert not failures, failures[:2]
