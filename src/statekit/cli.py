@@ -11,17 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from statekit.errors import ToolError
-from statekit.tools.files import read_source
-
-
-def _parse_event(text: str) -> Any:
-    """`PLAY` or a JSON object such as `{"type": "SET", "value": 3}`."""
-    if text.lstrip().startswith("{"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ToolError("invalid_input", f"event {text!r} is not valid JSON: {error.msg}") from None
-    return text
+from statekit.tools.files import json_or_text, read_source
 
 
 def _cmd_call(args: argparse.Namespace) -> int:
@@ -62,7 +52,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from statekit import tools
 
-    arguments: dict[str, Any] = {"machine": read_source(args.file), "events": [_parse_event(e) for e in args.events]}
+    arguments: dict[str, Any] = {"machine": read_source(args.file), "events": [json_or_text(e, "event") for e in args.events]}
     if args.guard:
         guards: dict[str, bool] = {}
         for item in args.guard:

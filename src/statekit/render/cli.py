@@ -15,6 +15,7 @@ from statekit.errors import ToolError
 from statekit.render.dot import DIRECTIONS, DrawOptions, machine_dot
 from statekit.render.draw import render_png, render_svg
 from statekit.render.engine import RenderUnavailable
+from statekit.tools.files import read_source
 
 FORMATS = (".svg", ".png", ".html", ".dot")
 
@@ -36,17 +37,6 @@ def add_render_command(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ToolError("invalid_input", f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ToolError("invalid_input", f"{path} is not UTF-8 text") from None
-
-
 def run_render(args: argparse.Namespace) -> int:
     """Render `args.file` to `args.output`; returns the exit status (errors go to stderr)."""
     from statekit.tools.inputs import load_model
@@ -58,7 +48,7 @@ def run_render(args: argparse.Namespace) -> int:
             raise ToolError("invalid_input", f"output must end in one of {', '.join(FORMATS)}")
         if args.depth is not None and args.depth < 0:
             raise ToolError("invalid_input", "--depth must not be negative")
-        source = _read(args.file)
+        source = read_source(args.file)
         model = load_model(source)
         if args.parent is not None and args.parent not in model.nodes:
             raise ToolError("invalid_input", f"no state with id {args.parent!r}")

@@ -1,9 +1,11 @@
-"""Reading the files the command-line forms of the tools take (`-` is standard input)."""
+"""Reading what the command-line forms of the tools take: files (`-` is standard input) and values."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from statekit.errors import ToolError
 
@@ -18,3 +20,13 @@ def read_source(path: str) -> str:
         raise ToolError("invalid_input", f"cannot read {path}: {error.strerror}") from None
     except UnicodeDecodeError:
         raise ToolError("invalid_input", f"{path} is not UTF-8 text") from None
+
+
+def json_or_text(text: str, what: str) -> Any:
+    """A command-line value: a JSON object, or else the text itself (an event type, a state path)."""
+    if text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ToolError("invalid_input", f"{what} {text!r} is not valid JSON: {error.msg}") from None
+    return text

@@ -17,7 +17,7 @@ from statekit.analysis.paths import (
 )
 from statekit.analysis.simulate import MAX_EVENTS, normalize_events
 from statekit.errors import ToolError
-from statekit.tools.files import read_source
+from statekit.tools.files import json_or_text, read_source
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolSpec, register
 
@@ -221,26 +221,16 @@ register(
 # -- the `statekit paths` command ---------------------------------------------------------
 
 
-def _json_or_text(text: str, what: str) -> Any:
-    """A JSON object, or else the text itself (an event type, a dotted state path)."""
-    if text.lstrip().startswith("{"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ToolError("invalid_input", f"{what} {text!r} is not valid JSON: {error.msg}") from None
-    return text
-
-
 def _run_paths_command(args: argparse.Namespace) -> int:
     from statekit import tools
 
     arguments: dict[str, Any] = {"machine": read_source(args.file), "algorithm": args.algorithm}
     if args.event:
-        arguments["events"] = [_json_or_text(event, "event") for event in args.event]
+        arguments["events"] = [json_or_text(event, "event") for event in args.event]
     if args.to_state is not None:
-        arguments["toState"] = _json_or_text(args.to_state, "--to")
+        arguments["toState"] = json_or_text(args.to_state, "--to")
     if args.from_state is not None:
-        arguments["fromState"] = _json_or_text(args.from_state, "--from")
+        arguments["fromState"] = json_or_text(args.from_state, "--from")
     if args.limit is not None:
         arguments["limit"] = args.limit
     if args.guard:
@@ -252,7 +242,7 @@ def _run_paths_command(args: argparse.Namespace) -> int:
             guards[name] = value == "true"
         arguments["guards"] = guards
     if args.input is not None:
-        arguments["input"] = _json_or_text(args.input, "--input")
+        arguments["input"] = json_or_text(args.input, "--input")
     result = tools.call("generate_graph_paths", arguments)
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else summarize_paths(result))
     return 0
