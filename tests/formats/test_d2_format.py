@@ -212,3 +212,10 @@ def test_any_machine_as_d2_compiles(configs: list[dict[str, Any]]) -> None:
     texts = [str(write_format(parse_machine(config), "d2")[1]) for config in configs]
     failures = [(text, result) for text, result in zip(texts, compiles(texts), strict=True) if not result["ok"]]
     assert not failures, failures[:2]
+
+
+def test_dollar_signs_are_not_d2_substitutions() -> None:
+    model = parse_machine({"initial": "a${b}", "states": {"a${b}": {"on": {"GO$": "c"}}, "c": {}}})
+    _, text, _ = write_format(model, "d2")
+    assert structure(read_any(text, "d2").model) == structure(model)
+    assert compiles([str(text)])[0]["ok"]

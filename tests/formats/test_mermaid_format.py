@@ -373,3 +373,10 @@ def test_any_machine_as_mermaid_parses_with_mermaid(configs: list[dict[str, Any]
     results = run_validator("mermaid_parse.mjs", texts, "mermaid")
     failures = [(text, result) for text, result in zip(texts, results, strict=True) if not result["ok"]]
     assert not failures, failures[:2]
+
+
+def test_class_shorthands_only_style() -> None:
+    text = "stateDiagram-v2\n  classDef hot fill:#f00\n  [*] --> a:::hot\n  a:::hot --> b : GO\n  b:::hot\n  class b hot\n"
+    model = read_any(text, "mermaid").model
+    assert [node.key for node in model.root.children] == ["a", "b"]
+    assert run_validator("mermaid_parse.mjs", [text], "mermaid")[0]["ok"]

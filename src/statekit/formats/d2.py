@@ -51,7 +51,8 @@ _SKIPPED_BLOCKS = frozenset({"vars", "classes", "layers", "scenarios", "steps"})
 
 
 def _quote(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    """A D2 double-quoted string (`$` escaped: D2 substitutes `${var}` inside double quotes)."""
+    return json.dumps(text, ensure_ascii=False).replace("$", "\\$")
 
 
 # --- writer ---------------------------------------------------------------------------------

@@ -463,13 +463,14 @@ def write_mermaid(model: MachineModel) -> tuple[str | dict[str, Any], list[Forma
 # --- Mermaid reader -------------------------------------------------------------------------
 
 _ID = r"[^:\s\-{}\"]+|\[\*\]"
+_RE_CLASS_SHORTHAND = re.compile(r":::[\w-]+")
 _RE_HEADER = re.compile(r"^stateDiagram(?:-v2)?\b")
 _RE_COMPOSITE = re.compile(r'^state\s+(?:"(?P<desc>[^"]*)"\s+as\s+)?(?P<id>[^:\s\-{}"]+)\s*\{$')
 _RE_STATE_AS = re.compile(r'^state\s+"(?P<desc>[^"]*)"\s+as\s+(?P<id>[^:\s\-{}"]+)$')
 _RE_STEREOTYPE = re.compile(r"^state\s+(?P<id>[^:\s\-{}\"]+)\s*<<(?P<kind>choice|fork|join)>>$")
 _RE_STATE_DESC = re.compile(r"^(?:state\s+)?(?P<id>[^:\s\-{}\"]+)\s*:\s*(?P<desc>.*)$")
 _RE_STATE = re.compile(r"^(?:state\s+)?(?P<id>[^:\s\-{}\"]+)$")
-_RE_TRANSITION = re.compile(rf"^(?P<src>{_ID})(?::::\w+)?\s*-->\s*(?P<dst>{_ID})(?::::\w+)?\s*(?::\s*(?P<label>.*))?$")
+_RE_TRANSITION = re.compile(rf"^(?P<src>{_ID})\s*-->\s*(?P<dst>{_ID})\s*(?::\s*(?P<label>.*))?$")
 _RE_NOTE = re.compile(r"^note\s+(?:left|right)\s+of\s+(?P<id>[^:\s\-{}\"]+)\s*(?::\s*(?P<text>.*))?$")
 _RE_IGNORED = re.compile(r"^(?:direction\s+\w+|classDef\s|class\s|style\s|click\s|accTitle\s*:|accDescr\s*[:{]|hide\s+empty)")
 
@@ -537,6 +538,8 @@ class _MermaidReader:
                     raise self.fail(number, "put the statements after the header on their own lines")
                 continue
             line = line.rstrip(";").strip()
+            if not line.startswith("note "):
+                line = _RE_CLASS_SHORTHAND.sub("", line)  # `a:::style` only styles
             scope = stack[-1]
             if line == "}":
                 if len(stack) == 1:
