@@ -380,3 +380,10 @@ def test_class_shorthands_only_style() -> None:
     model = read_any(text, "mermaid").model
     assert [node.key for node in model.root.children] == ["a", "b"]
     assert run_validator("mermaid_parse.mjs", [text], "mermaid")[0]["ok"]
+
+
+def test_a_note_on_no_state_is_a_warning() -> None:
+    outcome = read_any("stateDiagram-v2\n  a --> b : GO\n  note left of b : fine\n  note right of ghost : boo\n", "mermaid")
+    assert [node.key for node in outcome.model.root.children] == ["a", "b"]
+    assert outcome.model.root.children[1].description == "fine"
+    assert "note_lost" in {w["code"] for w in outcome.warnings}

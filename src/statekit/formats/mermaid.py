@@ -492,6 +492,8 @@ class _MermaidReader:
         self.region_of: dict[int, tuple[_Scope, int]] = {}
         self.raw_edges: list[tuple[str, str, str, _Scope, int, str]] = []
         self.stereotypes: dict[str, str] = {}
+        #: Notes (state id, where, text), attached once every state is known.
+        self.notes: list[tuple[str, str, str]] = []
 
     def fail(self, line: int, message: str) -> ToolError:
         return ToolError("invalid_input", f"Mermaid line {line}: {message}")
@@ -514,15 +516,15 @@ class _MermaidReader:
         seen_header = False
         in_front_matter = False
         stack = [self.scopes[id(self.root)]]
-        note: tuple[RNode, list[str]] | None = None
+        note: tuple[str, str, list[str]] | None = None
         for number, raw in enumerate(lines, 1):
             line = raw.strip()
             if note is not None:
                 if line.lower() == "end note":
-                    self.add_note(note[0], "\n".join(note[1]))
+                    self.notes.append((note[0], note[1], "\n".join(note[2])))
                     note = None
                 else:
-                    note[1].append(line)
+                    note[2].append(line)
                 continue
             if not seen_header and line == "---":
                 in_front_matter = not in_front_matter
@@ -570,11 +572,10 @@ class _MermaidReader:
                     if end != "[*]":
                         self.state(end, scope, number)
             elif match := _RE_NOTE.match(line):
-                target = self.state(match["id"], scope, number)
                 if match["text"] is None:
-                    note = (target, [])
+                    note = (match["id"], f"line {number}", [])
                 else:
-                    self.add_note(target, match["text"].strip())
+                    self.notes.append((match["id"], f"line {number}", match["text"].strip()))
             elif _RE_IGNORED.match(line):
                 continue
             elif match := _RE_STATE_DESC.match(line):
@@ -599,6 +600,12 @@ class _MermaidReader:
         node.description = text if node.description is None else f"{node.description}\n{text}"
 
     def build(self) -> MachineModel:
+        for sid, where, text in self.notes:
+            node = self.states.get(sid)
+            if node is None:
+                self.warnings.append(warning("note_lost", f"a note on {sid!r}, which is no state; dropped", where))
+            else:
+                self.add_note(node, text)
         edges: list[REdge] = []
         outgoing: dict[int, int] = {}
         for src, dst, _label, _, _, _ in self.raw_edges:
