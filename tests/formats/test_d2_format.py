@@ -219,3 +219,14 @@ def test_dollar_signs_are_not_d2_substitutions() -> None:
     _, text, _ = write_format(model, "d2")
     assert structure(read_any(text, "d2").model) == structure(model)
     assert compiles([str(text)])[0]["ok"]
+
+
+def test_edges_inside_containers_are_relative_and_underscore_is_the_parent() -> None:
+    text = "outer: {\n  x -> y: GO\n  y -> _.z: UP\n}\nouter.y -> z: BACK\n"
+    model = read_any(text, "d2").model
+    assert [(t.source_id, t.event, t.targets) for t in model.transitions()] == [
+        ("(machine).outer.x", "GO", ("y",)), ("(machine).outer.y", "UP", ("#(machine).z",)),
+        ("(machine).outer.y", "BACK", ("#(machine).z",))]
+    assert compiles([text])[0]["ok"]
+    with pytest.raises(ToolError):
+        read_any("a -> _.b\n", "d2")

@@ -430,6 +430,19 @@ class _D2Reader:
     def original(self, container: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(self.objects[container[:i + 1]].key for i in range(len(container)))
 
+    def relative(self, container: tuple[str, ...], parts: list[str]) -> tuple[str, ...]:
+        """The full (original-case) path of an edge end written in `container`; `_` is the parent."""
+        base = list(self.original(container))
+        rest = list(parts)
+        while rest and rest[0] == "_":
+            if not base:
+                raise self.fail("`_` above the top level")
+            base.pop()
+            rest.pop(0)
+        if not rest or any(part.lower() in _D2_RESERVED for part in rest):
+            raise self.fail(f"an edge cannot end at {'.'.join(parts)!r}")
+        return (*base, *rest)
+
     def edge_statement(self, container: tuple[str, ...], depth: int, first: list[str], arrow: str) -> None:
         ends = [first]
         arrows: list[str] = []
@@ -452,13 +465,9 @@ class _D2Reader:
             self.block(container, depth + 1, "edge", edge_labels=labels)
         label = labels[-1] if labels else ""
         where = f"line {self.line()}"
-        base = self.original(container)
         for index, arrow_text in enumerate(arrows):
-            for end in (ends[index], ends[index + 1]):
-                if any(part.lower() in _D2_RESERVED for part in end):
-                    raise self.fail(f"an edge cannot end at {'.'.join(end)!r}")
-            left = self.obj((*base, *ends[index])).path
-            right = self.obj((*base, *ends[index + 1])).path
+            left = self.obj(self.relative(container, ends[index])).path
+            right = self.obj(self.relative(container, ends[index + 1])).path
             if len(left) > MAX_DEPTH or len(right) > MAX_DEPTH:
                 raise self.fail(f"objects nest deeper than {MAX_DEPTH} levels")
             if arrow_text == "->":
