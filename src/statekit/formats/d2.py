@@ -10,7 +10,8 @@ transitions have no label). What D2 cannot express (actions beyond their names, 
 invokes, tags, meta, guard code or params, ...) is reported as a warning.
 
 Reading a subset of D2 (objects, containers `a: { ... }` and `a.b`, labels, `shape`, `style.*`,
-`tooltip`, edges `->`, `<-`, `<->`, `--` with labels, `;` separators, comments): the writer's
+`tooltip`, edges `->`, `<-`, `<->`, `--` with labels, relative to their container (`_` climbs
+to the parent), `;` separators, comments): the writer's
 conventions above are read back; anything else is a state. A label is parsed back into event,
 guard name and action names; defaults are reported as `assumed_*` warnings (initial states,
 eventless transitions). Imports, globs, edge references, `vars`, `classes`, `layers`,
