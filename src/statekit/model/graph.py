@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from statekit.model.core import MachineModel, StateNode, Transition
-from statekit.model.resolve import resolve_targets
+from statekit.model.resolve import Resolver, resolve_targets
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +40,10 @@ class MachineGraph:
 def machine_graph(model: MachineModel) -> MachineGraph:
     """Derive the graph view; unresolvable targets are left out (the validator reports them)."""
     nodes = tuple(_graph_node(node) for node in model.root.walk())
+    resolver = Resolver(model)
     edges: list[GraphEdge] = []
     for transition in model.transitions():
-        edges.extend(_edges(model, transition))
+        edges.extend(_edges(model, transition, resolver))
     return MachineGraph(nodes=nodes, edges=tuple(edges))
 
 
@@ -53,13 +54,13 @@ def _graph_node(node: StateNode) -> GraphNode:
     )
 
 
-def _edges(model: MachineModel, transition: Transition) -> list[GraphEdge]:
+def _edges(model: MachineModel, transition: Transition, resolver: Resolver) -> list[GraphEdge]:
     if transition.targets is None:
         return [
             GraphEdge(transition.id, transition.id, transition.source_id, transition.source_id,
                       transition.event, transition.kind, True)
         ]
-    resolved = resolve_targets(model, transition)
+    resolved = resolve_targets(model, transition, resolver)
     return [
         GraphEdge(
             transition.id if len(resolved) == 1 else f"{transition.id}/{index}",

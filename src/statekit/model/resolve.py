@@ -96,9 +96,13 @@ class Resolver:
             ) from None
 
 
-def resolve_targets(model: MachineModel, transition: Transition) -> list[StateNode | None]:
-    """The target nodes of `transition`, `None` where a target does not resolve."""
-    resolver = Resolver(model)
+def resolve_targets(model: MachineModel, transition: Transition,
+                    resolver: Resolver | None = None) -> list[StateNode | None]:
+    """The target nodes of `transition`, `None` where a target does not resolve.
+
+    Pass one `resolver` when resolving many transitions of a model (building one walks the tree).
+    """
+    resolver = resolver or Resolver(model)
     source = model.nodes[transition.source_id]
     result: list[StateNode | None] = []
     for target in transition.targets or ():

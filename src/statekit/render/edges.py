@@ -1,8 +1,7 @@
-"""The transitions a drawing needs, resolved once per machine.
+"""The transitions a drawing needs, resolved once per machine and reused across images.
 
-`model.graph.machine_graph` resolves each transition with a fresh resolver (O(states) each), so a
-500-state machine costs half a second per call; drawing one image per parent would pay that for
-every image. Here one resolver serves every transition, and the result is reused across images.
+Drawing one image per parent state would otherwise resolve every transition again for each image;
+here one resolver serves every transition, and the result is shared by all the images of a call.
 """
 
 from __future__ import annotations
