@@ -20,11 +20,13 @@ kind is compared.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,14 @@ from statekit.engine.implementations import Implementations
 from statekit.engine.inline import implementations_from_code
 from statekit.engine.machine import Machine
 from statekit.engine.sandbox import JsSandbox
+
+# tests/oracle is not a package: load the step description both oracle suites share by path.
+_steps_spec = importlib.util.spec_from_file_location(
+    "statekit_oracle_steps", Path(__file__).parent / "oracle" / "steps.py")
+assert _steps_spec is not None and _steps_spec.loader is not None
+STEPS = importlib.util.module_from_spec(_steps_spec)
+sys.modules[_steps_spec.name] = STEPS
+_steps_spec.loader.exec_module(STEPS)
 
 INLINE_DIR = Path(__file__).parent / "oracle" / "inline"
 ORACLE_DIR = INLINE_DIR.parent
@@ -124,52 +134,6 @@ def _read(source: str) -> tuple[Any, Mapping[str, Any]]:
     return outcome.model, implementations
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-shaped copy: mappings to dicts, sequences to lists, integral floats to ints."""
-    if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def _action_params(action_type: str, params: Any) -> Any:
-    """The comparable part of an action's params, made like `actionParams` in run.mjs."""
-    if params is None:
-        return None
-    if not isinstance(params, Mapping):
-        return _plain(params)
-    rest = dict(params)
-    if action_type == "xstate.sendTo":
-        target_id = rest.pop("targetId", None)
-        to = rest.pop("to", None)
-        return _plain({"to": target_id if target_id is not None else getattr(to, "id", to), **rest})
-    if action_type == "xstate.spawnChild":
-        rest.pop("actorRef", None)
-        return _plain(rest)
-    if action_type == "xstate.stopChild":
-        ref = rest.get("id", rest.get("actorRef"))
-        return {"actorRef": ref.get("id") if isinstance(ref, Mapping) else ref}
-    return _plain(rest)
-
-
-def _describe_step(event: Mapping[str, Any], snapshot: Any, actions: list[Any]) -> dict[str, Any]:
-    return {
-        "event": dict(event),
-        "value": _plain(snapshot.value),
-        "context": _plain(snapshot.context),
-        "status": snapshot.status,
-        "tags": sorted(snapshot.tags),
-        "output": _plain(snapshot.output),
-        "actions": [action.type for action in actions],
-        "action_params": [_action_params(action.type, action.params) for action in actions],
-        "children": sorted(snapshot.children),
-        "snapshot_error": _plain(snapshot.error) if snapshot.status == "error" else None,
-    }
-
-
 def _machine(name: str) -> tuple[Machine, dict[str, Any]]:
     source = _source(name)
     model, setup_implementations = _read(source)
@@ -186,14 +150,14 @@ def statekit_trace(name: str) -> list[dict[str, Any]]:
     machine, header = _machine(name)
     try:
         snapshot, actions = statekit.initial_transition(machine, input=header.get("input"))
-        steps.append(_describe_step(init_event, snapshot, actions))
+        steps.append(STEPS.describe_step(init_event, snapshot, actions))
     except Exception as error:  # the trace records any failure, as run.mjs does
         steps.append({"event": init_event, "error": str(error) or type(error).__name__})
         return steps
     for event in header.get("events", []):
         try:
             snapshot, actions = statekit.transition(machine, snapshot, dict(event))
-            steps.append(_describe_step(event, snapshot, actions))
+            steps.append(STEPS.describe_step(event, snapshot, actions))
         except Exception as error:
             steps.append({"event": event, "error": str(error) or type(error).__name__})
             break
@@ -204,7 +168,7 @@ def statekit_trace(name: str) -> list[dict[str, Any]]:
 
 
 def _canonical(value: Any) -> str:
-    return json.dumps(_plain(value), sort_keys=True)
+    return json.dumps(STEPS.plain(value), sort_keys=True)
 
 
 #: How V8 words the errors the JavaScript engine raises itself (QuickJS words them otherwise).

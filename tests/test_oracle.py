@@ -67,6 +67,7 @@ def _load_module(name: str, filename: str) -> ModuleType:
 
 IMPLEMENTATIONS = _load_module("statekit_oracle_implementations", "implementations.py")
 RANDOM_MACHINES = _load_module("statekit_oracle_random_machines", "random_machines.py")
+STEPS = _load_module("statekit_oracle_steps", "steps.py")
 #: Seeds of the generated cases; each seed is one reproducible machine and event sequence.
 RANDOM_SEEDS = range(1000)
 RANDOM_CASES = {
@@ -119,64 +120,6 @@ def xstate_random_traces() -> dict[str, list[dict[str, Any]]]:
 # -- statekit's side ----------------------------------------------------------------------
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-shaped copy: mappings to dicts, sequences to lists, integral floats to ints."""
-    if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)  # JSON.stringify(1.0) is "1"
-    return value
-
-
-GENERATED_ACTOR_ID = "(generated)"
-
-
-def _actor_id(ref: Any) -> Any:
-    if isinstance(ref, Mapping):
-        return ref.get("id")
-    return getattr(ref, "id", ref)
-
-
-def _action_params(action_type: str, params: Any) -> Any:
-    """The comparable part of an action's params, made like `actionParams` in trace.mjs."""
-    if params is None:
-        return None
-    if not isinstance(params, Mapping):
-        return _plain(params)
-    rest = dict(params)
-    if action_type == "xstate.sendTo":
-        target_id = rest.pop("targetId", None)
-        to = rest.pop("to", None)
-        return _plain({"to": target_id if target_id is not None else _actor_id(to), **rest})
-    if action_type == "xstate.spawnChild":
-        rest.pop("actorRef", None)
-        return _plain(rest)
-    if action_type == "xstate.stopChild":
-        ref = _actor_id(rest.get("actorRef", rest.get("id")))
-        # XState names a child spawned without an id by a session id (`x:4`), and trace.mjs
-        # reports it as "(generated)"; statekit keeps such a child under "undefined", the key
-        # XState's `children` uses for it.
-        return {"actorRef": GENERATED_ACTOR_ID if ref == "undefined" else ref}
-    return _plain(rest)
-
-
-def _describe_step(event: Mapping[str, Any], snapshot: Any, actions: list[Any]) -> dict[str, Any]:
-    return {
-        "event": dict(event),
-        "value": _plain(snapshot.value),
-        "context": _plain(snapshot.context),
-        "status": snapshot.status,
-        "tags": sorted(snapshot.tags),
-        "output": _plain(snapshot.output),
-        "actions": [action.type for action in actions],
-        "action_params": [_action_params(action.type, action.params) for action in actions],
-        "children": sorted(snapshot.children),
-        "snapshot_error": _plain(snapshot.error) if snapshot.status == "error" else None,
-    }
-
-
 def _error_message(error: Exception) -> str:
     return str(error) or type(error).__name__
 
@@ -210,14 +153,14 @@ def statekit_trace(case: Mapping[str, Any]) -> list[dict[str, Any]]:
     try:
         machine = _create_machine(case)
         snapshot, actions = statekit.initial_transition(machine, input=case.get("input"))
-        steps.append(_describe_step(init_event, snapshot, actions))
+        steps.append(STEPS.describe_step(init_event, snapshot, actions))
     except Exception as error:  # the trace records any failure, as trace.mjs does
         steps.append({"event": init_event, "error": _error_message(error)})
         return steps
     for event in case.get("events", []):
         try:
             snapshot, actions = statekit.transition(machine, snapshot, dict(event))
-            steps.append(_describe_step(event, snapshot, actions))
+            steps.append(STEPS.describe_step(event, snapshot, actions))
         except Exception as error:
             steps.append({"event": event, "error": _error_message(error)})
             break
@@ -229,7 +172,7 @@ def statekit_trace(case: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _canonical(value: Any) -> str:
     # Compares as JSON does: `true` is not `1`, key order does not matter.
-    return json.dumps(_plain(value), sort_keys=True)
+    return json.dumps(STEPS.plain(value), sort_keys=True)
 
 
 #: Fields holding an error message, where statekit may say more than XState.
