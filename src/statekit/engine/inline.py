@@ -12,13 +12,9 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from statekit.errors import EngineError
+from statekit.model.inline import JS_MARKER, is_inline
 
-JS_MARKER = "$js"
-
-
-def is_inline(value: Any) -> bool:
-    """Whether `value` is an inline function written as `{"$js": source}`."""
-    return isinstance(value, Mapping) and len(value) == 1 and isinstance(value.get(JS_MARKER), str)
+__all__ = ["JS_MARKER", "CodeEvaluator", "evaluate_inline", "implementations_from_code", "is_inline"]
 
 
 class CodeEvaluator(Protocol):

@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast
 
-from statekit.engine.inline import is_inline
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import (
     BUILTIN_ACTIONS,
@@ -25,6 +24,7 @@ from statekit.model.core import (
     Transition,
     TransitionKind,
 )
+from statekit.model.inline import is_inline
 from statekit.model.jsorder import js_items, js_keys
 
 DEFAULT_MACHINE_ID = "(machine)"
