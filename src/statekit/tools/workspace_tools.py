@@ -7,7 +7,7 @@ from typing import Any
 from statekit.errors import ToolError
 from statekit.model import machine_to_config
 from statekit.tools.registry import ToolContext, ToolSpec, register
-from statekit.workspace.scan import Workspace
+from statekit.workspace.scan import MAX_FILE_BYTES, Skipped, Workspace
 
 _SUMMARY = {"type": "object", "properties": {
     "machineId": {"type": "string"}, "name": {"type": "string"}, "file": {"type": "string"},
@@ -17,13 +17,21 @@ _SUMMARY = {"type": "object", "properties": {
 def _list(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     workspace = Workspace(context.workspace_root)
     directory = arguments.get("directory")
-    machines = [machine.summary() for machine, _model in workspace.machines()]
+    skipped = Skipped()
+    machines = [machine.summary() for machine, _model in workspace.machines(skipped)]
+    listed = "."
     if directory is not None:
         if not isinstance(directory, str):
             raise ToolError("invalid_input", "`directory` must be a path relative to the workspace root")
-        prefix = workspace.resolve_inside(directory).relative_to(workspace.root).as_posix().rstrip("/") + "/"
+        listed = workspace.resolve_inside(directory).relative_to(workspace.root).as_posix()
+        prefix = listed.rstrip("/") + "/"
         machines = [m for m in machines if prefix == "./" or m["file"].startswith(prefix)]
-    return {"root": str(workspace.root), "machines": machines}
+        skipped.entries = [s for s in skipped.entries if prefix == "./" or s["file"].startswith(prefix)]
+    # `root` is the listed folder relative to the workspace root: never the server's own path.
+    result: dict[str, Any] = {"root": listed, "machines": machines}
+    if skipped.entries:
+        result["skipped"] = skipped.entries
+    return result
 
 
 def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -37,10 +45,17 @@ def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
 register(ToolSpec(
     "list_machines", "List machines in the workspace",
     "Finds state machines in the local workspace: XState configs in .json/.yaml, SCXML, Mermaid (.mmd), D2 and "
-    "XState source (.ts/.tsx/.js/.mjs), skipping node_modules, .git and git-ignored files. Runs entirely locally.",
+    "XState source (.ts/.tsx/.js/.mjs), skipping node_modules, .git and git-ignored files. Runs entirely locally "
+    "and never runs a program. Paths are relative to the workspace root; files that could not be read (over "
+    f"{MAX_FILE_BYTES} bytes, or not regular files) are listed under `skipped` with a code.",
     {"type": "object", "properties": {"directory": {"type": "string", "description": "Only below this folder."}},
      "additionalProperties": False},
-    {"type": "object", "properties": {"root": {"type": "string"}, "machines": {"type": "array", "items": _SUMMARY}},
+    {"type": "object", "properties": {
+        "root": {"type": "string", "description": "The listed folder, relative to the workspace root."},
+        "machines": {"type": "array", "items": _SUMMARY},
+        "skipped": {"type": "array", "items": {"type": "object", "properties": {
+            "file": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"}},
+            "required": ["file", "code", "message"]}}},
      "required": ["root", "machines"]},
     _list, takes_context=True,
     summarize=lambda r: "\n".join(f"{m['machineId']} ({m['format']}): {m['name']}" for m in r["machines"])

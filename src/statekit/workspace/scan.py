@@ -3,19 +3,28 @@
 Machine ids are `<path relative to the root>` for a file holding one machine and
 `<path>#<n>` (1-based) for the n-th machine of a file holding several: stable as long as the
 files are. Nothing is read outside the root: `..`, absolute paths and symlinks that lead out
-are refused, and `node_modules`, `.git` and git-ignored files are skipped.
+are refused, and `node_modules`, `.git` and git-ignored files are skipped. No program is ever
+run (the ignore rules are matched in-process, see `ignore`), only regular files are opened,
+and every path in a result is relative to the root.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from statekit.errors import ToolError
+from statekit.workspace.files import (
+    FileTooLarge,
+    NotARegularFile,
+    OutsideRoot,
+    inside,
+    read_regular_file,
+)
+from statekit.workspace.ignore import IgnoreRules
 
 #: File suffix -> format name in `statekit.formats` (a file of an unregistered format is skipped).
 SUFFIX_FORMATS = {
@@ -51,6 +60,16 @@ class WorkspaceMachine:
         return data
 
 
+@dataclass
+class Skipped:
+    """Candidate files that were not read, each with the reason (`{file, code, message}`)."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, file: str, code: str, message: str) -> None:
+        self.entries.append({"file": file, "code": code, "message": message})
+
+
 class Workspace:
     """The machines below one root directory."""
 
@@ -68,59 +87,68 @@ class Workspace:
         if any(part == ".." for part in Path(relative).parts):
             raise ToolError("invalid_input", "a workspace path may not contain '..'")
         candidate = (self.root / relative).resolve()
-        if candidate != self.root and self.root not in candidate.parents:
+        if not inside(self.root, candidate):
             raise ToolError("invalid_input", "that path leads outside the workspace root")
         return candidate
 
     # -- listing --------------------------------------------------------------------------
 
     def candidate_files(self) -> list[str]:
-        """Relative paths of files that may hold machines, sorted, ignoring what git ignores."""
+        """Relative paths of files that may hold machines, sorted, leaving out ignored ones."""
+        rules = self._rules()
         found: list[str] = []
         for directory, subdirectories, files in os.walk(self.root, followlinks=False):
-            subdirectories[:] = sorted(d for d in subdirectories if d not in SKIPPED_DIRECTORIES)
+            base = Path(directory).relative_to(self.root).as_posix()
+            prefix = "" if base == "." else base + "/"
+            subdirectories[:] = sorted(
+                d for d in subdirectories
+                if d not in SKIPPED_DIRECTORIES and not rules.is_ignored(prefix + d, is_directory=True))
             for name in sorted(files):
-                if Path(name).suffix.lower() in SUFFIX_FORMATS:
-                    path = Path(directory, name)
-                    if path.is_symlink() and not self._inside(path):
-                        continue
-                    found.append(path.relative_to(self.root).as_posix())
-                    if len(found) > MAX_FILES:
-                        raise ToolError("input_too_large", f"the workspace holds more than {MAX_FILES} candidate files")
-        return sorted(set(found) - self._git_ignored(found))
+                if Path(name).suffix.lower() not in SUFFIX_FORMATS:
+                    continue
+                path = Path(directory, name)
+                if path.is_symlink() and not inside(self.root, path.resolve()):
+                    continue
+                if rules.is_ignored(prefix + name, is_directory=False):
+                    continue
+                found.append(prefix + name)
+                if len(found) > MAX_FILES:
+                    raise ToolError("input_too_large", f"the workspace holds more than {MAX_FILES} candidate files")
+        return sorted(found)
 
-    def _inside(self, path: Path) -> bool:
-        real = path.resolve()
-        return real == self.root or self.root in real.parents
+    def _rules(self) -> IgnoreRules:
+        return IgnoreRules(self.root)
 
-    def _git_ignored(self, paths: list[str]) -> set[str]:
-        if not paths:
-            return set()
-        try:
-            completed = subprocess.run(
-                ["git", "check-ignore", "--stdin", "-z"], cwd=self.root, input="\0".join(paths) + "\0",
-                capture_output=True, text=True, timeout=30, check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return set()
-        if completed.returncode not in (0, 1):  # 128: not a git repository
-            return set()
-        return {p for p in completed.stdout.split("\0") if p}
+    def machines(self, skipped: Skipped | None = None) -> Iterator[tuple[WorkspaceMachine, Any]]:
+        """Every machine: its summary and its model (files that hold none are left out).
 
-    def machines(self) -> Iterator[tuple[WorkspaceMachine, Any]]:
-        """Every machine: its summary and its model (files that hold none are skipped)."""
+        Files that could not be read (too large, not a regular file) go to `skipped`.
+        """
         for relative in self.candidate_files():
-            yield from self._machines_in(relative)
+            try:
+                yield from self._machines_in(relative)
+            except ToolError as error:
+                if skipped is not None:
+                    skipped.add(relative, error.code, error.message)
 
     def _machines_in(self, relative: str) -> Iterator[tuple[WorkspaceMachine, Any]]:
         path = self.resolve_inside(relative)
         format_name = SUFFIX_FORMATS[path.suffix.lower()]
-        if not _registered(format_name) or path.stat().st_size > MAX_FILE_BYTES:
+        if not _registered(format_name):
             return
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular_file(path, MAX_FILE_BYTES, root=self.root).decode("utf-8")
+        except FileTooLarge as error:
+            raise ToolError(
+                "input_too_large",
+                f"{relative} is {error.size} bytes, over the {MAX_FILE_BYTES}-byte limit for workspace files",
+                {"limit": MAX_FILE_BYTES, "size": error.size}) from None
+        except NotARegularFile:
+            raise ToolError("invalid_input", f"{relative} is not a regular file (never opened)") from None
+        except OutsideRoot:
+            raise ToolError("invalid_input", "that path leads outside the workspace root") from None
         except (OSError, UnicodeDecodeError):
-            return
+            return  # unreadable or not text: holds no machine we can read
         for index, (model, line) in enumerate(_read_all(text, format_name), start=1):
             yield WorkspaceMachine(
                 machine_id=relative if index == 1 else f"{relative}#{index}",
@@ -133,9 +161,10 @@ class Workspace:
             raise ToolError("invalid_input", "`machineId` must be a string")
         relative, _, index_text = machine_id.partition("#")
         path = self.resolve_inside(relative)
-        if path.suffix.lower() not in SUFFIX_FORMATS or not path.is_file():
+        relative = Path(relative).as_posix()
+        if path.suffix.lower() not in SUFFIX_FORMATS or not path.exists():
             raise ToolError("not_found", f"no machine file {relative!r} in the workspace")
-        if relative in self._git_ignored([relative]) or set(Path(relative).parts) & SKIPPED_DIRECTORIES:
+        if set(Path(relative).parts) & SKIPPED_DIRECTORIES or self._rules().is_ignored_anywhere(relative):
             raise ToolError("not_found", f"{relative!r} is ignored")
         for machine, model in self._machines_in(relative):
             if machine.machine_id == machine_id or (not index_text and machine.index == 1):
