@@ -62,10 +62,6 @@ _HEADER = re.compile(r"^//\s*(events|input):\s*(.*)$", re.MULTILINE)
 _INLINE_GUARD_LABEL = ("engine/algorithm.py names an inline guard in 'Unable to evaluate guard ...' (by the reader's "
                        "inferred name, 'guard'); XState names only guards written as a string or an object")
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "assign_undefined_value": ("JSON has no undefined: an inline assign returning undefined stores null, where "
-                               "XState keeps the key as undefined (and `=== undefined` holds later)"),
-    "enqueue_actions_inline": ("enqueueActions(({context, enqueue}) => ...) is read as {type: 'xstate.enqueueActions', "
-                               "code} and the engine silently enqueues nothing (engine/actions.py has no path for code)"),
     "guard_closure_constant": ("an inline function is kept as its own source: a module-level constant it reads "
                                "(`LIMIT`) is not defined in the sandbox"),
 }

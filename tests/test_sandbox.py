@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from statekit import tools
+from statekit.engine.evaluation import UNDEFINED
 from statekit.engine.sandbox import MAX_SOURCE_CHARS, JsSandbox
 from statekit.errors import EngineError
 
@@ -61,23 +62,58 @@ def test_params_are_passed_and_absent_params_are_undefined(sandbox: JsSandbox) -
 @pytest.mark.parametrize(
     ("code", "expected"),
     [
-        ("() => undefined", None),
-        ("() => {}", None),  # a block body without return
+        ("() => undefined", UNDEFINED),  # undefined is not null (issue 12)
+        ("() => {}", UNDEFINED),  # a block body without return
         ("() => null", None),
         ("() => 0 / 0", None),  # NaN becomes null, as JSON.stringify makes it
-        ("() => [1, undefined, () => 2]", [1, None, None]),
-        ("() => ({ kept: 1, dropped: undefined })", {"kept": 1}),
+        ("() => [1, undefined, () => 2]", [1, UNDEFINED, None]),  # a function in an array is null in JSON
+        ("() => ({ kept: 1, dropped: undefined })", {"kept": 1, "dropped": UNDEFINED}),
         ("() => 2 ** 53", 2**53),
         ("() => 0.1 + 0.2", 0.30000000000000004),
         ("() => -0", 0),
         ("() => 'a\\u0000b'", "a\x00b"),
         ("function () { return 'function expression'; }", "function expression"),
-        ("function named({ context }) { return context; }", None),
+        ("function named({ context }) { return context; }", UNDEFINED),
         ("async () => 1", {}),  # a Promise is an object without JSON fields; it never settles
     ],
 )
 def test_results_are_what_json_stringify_makes_of_them(sandbox: JsSandbox, code: str, expected: Any) -> None:
+    """JSON's view of a result, except that `undefined` stays `UNDEFINED` (never `null`)."""
     assert sandbox.evaluate(code, {}, None) == expected
+
+
+def test_undefined_crosses_into_the_sandbox_as_undefined(sandbox: JsSandbox) -> None:
+    code = ("({ context, event }) => [context.a === undefined, 'a' in context, event.list[0] === undefined,"
+            " event.list.length, context.b === null]")
+    args = {"context": {"a": UNDEFINED, "b": None}, "event": {"list": [UNDEFINED, 1]}}
+    assert sandbox.evaluate(code, args, None) == [True, True, True, 2, True]
+    assert sandbox.evaluate("(args, params) => params === undefined", {}, UNDEFINED) is True
+
+
+def test_module_constants_are_defined_read_only_and_other_names_fail_with_their_name() -> None:
+    box = JsSandbox(constants={"LIMIT": 3, "NAMES": ["a", "b"]}, unavailable={"helper": "it is a function"})
+    assert box.evaluate("({ context }) => context.n < LIMIT && NAMES.includes('b')", {"context": {"n": 1}}, None)
+    assert box.evaluate("() => { try { NAMES.push('c'); } catch (e) { return 'frozen'; } return NAMES.length; }",
+                        {}, None) == "frozen"
+    with pytest.raises(EngineError, match="'helper' is defined outside the machine"):
+        box.evaluate("() => helper()", {}, None)
+
+
+def test_enqueue_collects_actions_and_asks_check_for_named_guards(sandbox: JsSandbox) -> None:
+    asked: list[str] = []
+
+    def check(guard: Any) -> bool:
+        asked.append(guard.type)
+        return guard.type == "yes"
+
+    body = ("({ context, enqueue, check }) => { enqueue.assign({ n: ({ context }) => context.n + 1 });"
+            " if (check('yes')) enqueue.raise({ type: 'Y' }); if (check({ type: 'no' })) enqueue('never');"
+            " if (check(() => context.n === 0)) enqueue({ type: 'named', params: { a: 1 } }); }")
+    actions = sandbox.enqueue(body, {"context": {"n": 0}, "event": {"type": "E"}}, None, check=check)
+    assert asked[-2:] == ["yes", "no"]
+    assert [a if isinstance(a, str) else a["type"] for a in actions] == ["xstate.assign", "xstate.raise", "named"]
+    reference = actions[0]["assignment"]["n"]["$js"]
+    assert sandbox.evaluate(reference, {"context": {"n": 41}, "event": {}}, None) == 42
 
 
 @pytest.mark.parametrize(

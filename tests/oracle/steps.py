@@ -10,11 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from statekit.engine.evaluation import UNDEFINED
+
 
 def plain(value: Any) -> Any:
-    """A JSON-shaped copy: mappings to dicts, sequences to lists, integral floats to ints."""
+    """A JSON-shaped copy: mappings to dicts, sequences to lists, integral floats to ints,
+    JS `undefined` dropped from objects and `null` in arrays (as `JSON.stringify` does)."""
+    if value is UNDEFINED:
+        return None
     if isinstance(value, Mapping):
-        return {str(key): plain(item) for key, item in value.items()}
+        return {str(key): plain(item) for key, item in value.items() if item is not UNDEFINED}
     if isinstance(value, list | tuple):
         return [plain(item) for item in value]
     if isinstance(value, float) and value.is_integer():

@@ -7,6 +7,7 @@ from typing import Any
 
 from statekit.analysis.validate import validate_model
 from statekit.engine.api import initial_transition, transition
+from statekit.engine.evaluation import plain_json
 from statekit.engine.implementations import ActionArgs, Implementations
 from statekit.engine.inline import implementations_from_code
 from statekit.engine.machine import Machine
@@ -131,10 +132,10 @@ def step_record(event: Mapping[str, Any], snapshot: Snapshot, action_types: list
     record: dict[str, Any] = {
         "event": dict(event),
         "value": snapshot.value,
-        "context": snapshot.context,
+        "context": plain_json(snapshot.context),
         "status": snapshot.status,
         "tags": sorted(snapshot.tags),
-        "output": snapshot.output if snapshot.status == "done" else None,
+        "output": plain_json(snapshot.output) if snapshot.status == "done" else None,
         "actions": action_types,
     }
     if snapshot.status == "error" and snapshot.error is not None:

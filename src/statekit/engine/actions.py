@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from statekit.engine.evaluation import Scope
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.implementations import ActionArgs, Assign
-from statekit.engine.inline import JS_MARKER, evaluate_inline, is_inline
 from statekit.errors import EngineError
 from statekit.model.core import Action, EnqueueBranch
 from statekit.model.parse import parse_action
@@ -81,9 +81,9 @@ def _resolve_action(
 ) -> Snapshot:
     if action.is_builtin:
         return _resolve_builtin(snapshot, event, ctx, action, None, deferred_actor_ids)
-    params = resolve_params(action.params if action.has_params else None, snapshot.context, event,
-                            snapshot.machine.implementations.evaluator)
-    implementation = snapshot.machine.implementations.actions.get(action.type)
+    evaluator = snapshot.machine.evaluator
+    params = resolve_params(action.params if action.has_params else None, snapshot.context, event, evaluator)
+    implementation = evaluator.action(action.type)
     if isinstance(implementation, Assign):
         return apply_assign(snapshot, event, implementation, params)
     if isinstance(implementation, Mapping):
@@ -95,56 +95,29 @@ def _resolve_action(
 
 def resolve_params(params: Any, context: Any, event: Event, evaluator: Any) -> Any:
     """Params written as a function (`params: ({context, event}) => ...`) are computed first."""
-    if is_inline(params):
-        return evaluate_inline(evaluator, params[JS_MARKER], {"context": context, "event": event}, None, "params")
-    return params
+    if params is None:
+        return None
+    return evaluator.value(params, Scope(context, event), where="params")
 
 
-def apply_assign(snapshot: Snapshot, event: Event, assignment: Assign, params: Any) -> Snapshot:
+def apply_assign(snapshot: Snapshot, event: Event, assignment: Any, params: Any) -> Snapshot:
     """`assign`: merge the partial update into context (always a new snapshot, as in XState)."""
     if snapshot.context is None:
         raise EngineError("Cannot assign to undefined `context`. Ensure that `context` is defined in the machine config.")
-    update = assignment.partial_update(ActionArgs(snapshot.context, event), params)
+    update = snapshot.machine.evaluator.assignment(assignment, Scope(snapshot.context, event, params))
     return snapshot.clone(context={**snapshot.context, **update})
 
 
-def _assignment(assignment: Any, evaluator: Any) -> Assign:
-    """An `Assign` for a built-in assign's `assignment`, running inline code through `evaluator`."""
-    if isinstance(assignment, Assign):
-        return assignment
-    if is_inline(assignment):  # assign(({context, event}) => ({...}))
-        code = assignment[JS_MARKER]
-        return Assign(lambda args, params: evaluate_inline(
-            evaluator, code, {"context": args.context, "event": args.event}, params, "assign"))
-    if any(is_inline(value) for value in assignment.values()):
-        return Assign({key: _inline_assigner(value[JS_MARKER], evaluator, key) if is_inline(value) else value
-                       for key, value in assignment.items()})
-    return Assign(assignment)
-
-
-def _inline_assigner(code: str, evaluator: Any, key: str) -> Any:
-    return lambda args, params: evaluate_inline(
-        evaluator, code, {"context": args.context, "event": args.event}, params, f"assign of '{key}'")
-
-
-def _value(field_value: Any, args: ActionArgs, params: Any, evaluator: Any = None) -> Any:
-    if callable(field_value):
-        return field_value(args, params)
-    if is_inline(field_value):
-        return evaluate_inline(evaluator, field_value[JS_MARKER], {"context": args.context, "event": args.event}, params)
-    return field_value
-
-
-def _resolve_delay(snapshot: Snapshot, delay: Any, args: ActionArgs, params: Any) -> int | float | None:
-    ev = snapshot.machine.implementations.evaluator
-    if isinstance(delay, str):
-        configured = snapshot.machine.implementations.delays.get(delay)
-        resolved = configured(args, params) if callable(configured) else configured
-    else:
-        resolved = _value(delay, args, params, ev)
-    if isinstance(resolved, bool) or not isinstance(resolved, int | float):
+def _value(field_value: Any, snapshot: Snapshot, event: Event, params: Any, where: str = "") -> Any:
+    if field_value is None:
         return None
-    return resolved
+    return snapshot.machine.evaluator.value(field_value, Scope(snapshot.context, event, params), where=where)
+
+
+def _resolve_delay(snapshot: Snapshot, delay: Any, event: Event, params: Any) -> int | float | None:
+    if delay is None:
+        return None
+    return snapshot.machine.evaluator.delay(delay, Scope(snapshot.context, event, params))
 
 
 def _resolve_builtin(
@@ -157,13 +130,12 @@ def _resolve_builtin(
 ) -> Snapshot:
     fields = action.fields
     args = ActionArgs(snapshot.context, event)
-    ev = snapshot.machine.implementations.evaluator
     kind = action.type
     if kind == "xstate.assign":
-        return apply_assign(snapshot, event, _assignment(fields["assignment"], ev), params)
+        return apply_assign(snapshot, event, fields["assignment"], params)
     if kind == "xstate.raise":
-        raised = _value(fields["event"], args, params, ev)
-        delay = _resolve_delay(snapshot, fields.get("delay"), args, params)
+        raised = _value(fields["event"], snapshot, event, params, "a raised event")
+        delay = _resolve_delay(snapshot, fields.get("delay"), event, params)
         if delay is None:
             ctx.internal_queue.append(raised)
         ctx.actions.append(ExecutableAction(kind, _defined(event=raised, id=fields.get("id"), delay=delay), args))
@@ -171,19 +143,21 @@ def _resolve_builtin(
     if kind in ("xstate.sendTo", "xstate.sendParent"):
         return _resolve_send(snapshot, event, ctx, action, params, deferred_actor_ids)
     if kind == "xstate.emit":
-        ctx.actions.append(ExecutableAction(kind, {"event": _value(fields["event"], args, params, ev)}, args))
+        ctx.actions.append(ExecutableAction(kind, {"event": _value(fields["event"], snapshot, event, params,
+                                                                   "an emitted event")}, args))
         return snapshot
     if kind == "xstate.log":
-        value = _value(fields["value"], args, params, ev) if "value" in fields else {"context": snapshot.context, "event": event}
+        value = (_value(fields["value"], snapshot, event, params, "a log value") if "value" in fields
+                 else {"context": snapshot.context, "event": event})
         ctx.actions.append(ExecutableAction(kind, _defined(value=value, label=fields.get("label")), args))
         return snapshot
     if kind == "xstate.cancel":
-        ctx.actions.append(ExecutableAction(kind, {"sendId": _value(fields["sendId"], args, params, ev)}, args))
+        ctx.actions.append(ExecutableAction(kind, {"sendId": _value(fields["sendId"], snapshot, event, params)}, args))
         return snapshot
     if kind == "xstate.spawnChild":
-        return _resolve_spawn(snapshot, ctx, fields, args, params)
+        return _resolve_spawn(snapshot, ctx, fields, event, params)
     if kind == "xstate.stopChild":
-        reference = _value(fields["actorRef"], args, params, ev)
+        reference = _value(fields["actorRef"], snapshot, event, params, "stopChild")
         child = snapshot.children.get(reference) if isinstance(reference, str) else None
         children = snapshot.children
         if child is not None:
@@ -192,7 +166,13 @@ def _resolve_builtin(
         return snapshot.clone(children=children)
     if kind == "xstate.enqueueActions":
         collected: list[Action] = []
-        _collect(action.enqueued, snapshot, event, collected)
+        code = fields.get("code")
+        if isinstance(code, str):  # enqueueActions(({enqueue, check, ...}) => ...): the evaluator runs it
+            scope = Scope(snapshot.context, event, params,
+                          check=lambda guard: evaluate_guard(guard, snapshot.context, event, snapshot))
+            collected = [parse_action(item, "enqueueActions") for item in snapshot.machine.evaluator.enqueued(code, scope)]
+        else:
+            _collect(action.enqueued, snapshot, event, collected)
         return resolve_actions(snapshot, event, ctx, collected, deferred_actor_ids)
     raise EngineError(f"unknown built-in action {kind!r}")
 
@@ -216,10 +196,9 @@ def _resolve_send(
 ) -> Snapshot:
     fields = action.fields
     args = ActionArgs(snapshot.context, event)
-    ev = snapshot.machine.implementations.evaluator
-    sent = _value(fields["event"], args, params, ev)
-    delay = _resolve_delay(snapshot, fields.get("delay"), args, params)
-    to = "#_parent" if action.type == "xstate.sendParent" else _value(fields["to"], args, params, ev)
+    sent = _value(fields["event"], snapshot, event, params, "a sent event")
+    delay = _resolve_delay(snapshot, fields.get("delay"), event, params)
+    to = "#_parent" if action.type == "xstate.sendParent" else _value(fields["to"], snapshot, event, params)
     target: Any = None
     if to == "#_parent":
         target = None  # the pure engine's root actor has no parent
@@ -239,17 +218,18 @@ def _resolve_send(
     return snapshot
 
 
-def _resolve_spawn(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, Any], args: ActionArgs, params: Any) -> Snapshot:
+def _resolve_spawn(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, Any], event: Event,
+                   params: Any) -> Snapshot:
     from statekit.engine.snapshot import ChildRef
 
     src = fields["src"]
-    ev = snapshot.machine.implementations.evaluator
-    spawn_id = _value(fields.get("id"), args, params, ev)
+    args = ActionArgs(snapshot.context, event)
+    spawn_id = _value(fields.get("id"), snapshot, event, params, "a spawned actor's id")
     key = spawn_id if isinstance(spawn_id, str) else "undefined"  # JS: children[undefined]
     ref: ChildRef | None = None
     resolved_input = None
-    if src in snapshot.machine.implementations.actors:
-        resolved_input = _value(fields.get("input"), args, params, ev)
+    if snapshot.machine.evaluator.knows_actor(src):
+        resolved_input = _value(fields.get("input"), snapshot, event, params, "an actor's input")
         ref = ChildRef(id=key, src=src, input=resolved_input, system_id=fields.get("systemId"))
     children: dict[str, ChildRef | None] = {**snapshot.children, key: ref}
     ctx.actions.append(

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from statekit.engine.actions import ActionContext, resolve_actions
+from statekit.engine.evaluation import Scope
 from statekit.engine.guards import evaluate_guard
-from statekit.engine.inline import JS_MARKER, evaluate_inline, is_inline
 from statekit.engine.machine import _HISTORY_DEPENDENT, _UNKNOWN, Machine, Node, RuntimeTransition
 from statekit.engine.plan import MAX_PLANS, build_plan, plan_key
 from statekit.engine.snapshot import Snapshot
@@ -494,11 +494,12 @@ def microstep(
         if final is not None:
             if final.parent_done_id is not None:
                 node = entry.node
-                output = (_resolve_output(node.output, next_snapshot.context, event, machine.implementations.evaluator)
-                          if node.has_output else None)
-                ctx.internal_queue.append({"type": f"xstate.done.state.{final.parent_done_id}", "output": output})
+                done_event: dict[str, Any] = {"type": f"xstate.done.state.{final.parent_done_id}"}
+                if node.has_output:  # JS: `output: undefined` otherwise, which JSON and Python omit
+                    done_event["output"] = _resolve_output(node.output, next_snapshot, event)
+                ctx.internal_queue.append(done_event)
             for parallel_id in final.parallel_done_ids:
-                ctx.internal_queue.append({"type": f"xstate.done.state.{parallel_id}", "output": None})
+                ctx.internal_queue.append({"type": f"xstate.done.state.{parallel_id}"})
             if final.machine_done:
                 next_snapshot = next_snapshot.clone(
                     status="done", output=_machine_output(next_snapshot, event, final.completion)
@@ -534,27 +535,20 @@ def _transition_label(transition: RuntimeTransition) -> str:
     return transition.model.id if transition.model is not None else f"{transition.source.id}:{transition.event}"
 
 
-def _resolve_output(mapper: Any, context: Any, event: Event, evaluator: Any = None) -> Any:
-    if callable(mapper):
-        from statekit.engine.implementations import ActionArgs
-
-        return mapper(ActionArgs(context, event), None)
-    if is_inline(mapper):
-        return evaluate_inline(evaluator, mapper[JS_MARKER], {"context": context, "event": event}, None, "output")
-    return mapper
+def _resolve_output(mapper: Any, snapshot: Snapshot, event: Event) -> Any:
+    """`resolveOutput`: a final state's or the machine's `output` (data or code)."""
+    return snapshot.machine.evaluator.value(mapper, Scope(snapshot.context, event), where="output")
 
 
 def _machine_output(snapshot: Snapshot, event: Event, completion: Node) -> Any:
+    """`getMachineOutput`: the root's `output` given the done event of the completing node."""
     root = snapshot.machine.root
     if not root.has_output:
         return None
-    evaluator = snapshot.machine.implementations.evaluator
-    completion_output = (
-        _resolve_output(completion.output, snapshot.context, event, evaluator)
-        if completion.has_output and completion.parent is not None else None
-    )
-    done_event = {"type": f"xstate.done.state.{completion.id}", "output": completion_output}
-    return _resolve_output(root.output, snapshot.context, done_event, evaluator)
+    done_event: dict[str, Any] = {"type": f"xstate.done.state.{completion.id}"}
+    if completion.has_output and completion.parent is not None:
+        done_event["output"] = _resolve_output(completion.output, snapshot, event)
+    return _resolve_output(root.output, snapshot, done_event)
 
 
 def macrostep(snapshot: Snapshot, event: Event, ctx: ActionContext) -> Snapshot:
@@ -612,21 +606,11 @@ def initial_snapshot(machine: Machine, ctx: ActionContext, input_value: Any) -> 
     # JS leaves `input` undefined when none is given, and JSON then omits it.
     init_event: dict[str, Any] = {"type": XSTATE_INIT} if input_value is None else {"type": XSTATE_INIT, "input": input_value}
     config_context = machine.model.context
-    inline_context = is_inline(config_context)
-    context: Any = config_context if (config_context and not callable(config_context) and not inline_context) else {}
-    snapshot = Snapshot(machine, (machine.root,), context)
+    is_data = not callable(config_context) and not (isinstance(config_context, Mapping) and "$js" in config_context)
+    snapshot = Snapshot(machine, (machine.root,), (config_context or {}) if is_data else {})
     try:
-        if inline_context:
-            code = config_context[JS_MARKER]
-            snapshot = snapshot.clone(context=evaluate_inline(
-                machine.implementations.evaluator, code, {} if input_value is None else {"input": input_value},
-                None, "context"))
-        elif callable(config_context):
-            from statekit.engine.implementations import ActionArgs, Assign
-
-            context_factory = config_context
-            assignment = Assign(lambda args, _params: context_factory(ActionArgs(None, {"input": args.event.get("input")}), None))
-            snapshot = _assign_whole(snapshot, init_event, ctx, assignment)
+        if not is_data:  # a context factory `({input}) => ...`: the evaluator runs it
+            snapshot = snapshot.clone(context=machine.evaluator.initial_context(config_context, input_value))
         root_transition = RuntimeTransition(machine.root, "", initial_nodes(machine.root), None, [], True, None)
         snapshot_after = microstep([root_transition], snapshot, ctx, init_event, True)
         return macrostep(snapshot_after, init_event, ctx)
@@ -636,9 +620,3 @@ def initial_snapshot(machine: Machine, ctx: ActionContext, input_value: Any) -> 
         return snapshot.clone(status="error", error="the machine recursed too deeply while starting")
     except Exception as error:  # an implementation raised; XState's getInitialSnapshot catches all
         return snapshot.clone(status="error", error=str(error) or type(error).__name__)
-
-
-def _assign_whole(snapshot: Snapshot, event: Event, ctx: ActionContext, assignment: Any) -> Snapshot:
-    from statekit.engine.actions import apply_assign
-
-    return apply_assign(snapshot, event, assignment, None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from statekit.engine.evaluation import Evaluator, evaluator_for
 from statekit.engine.implementations import Implementations
 from statekit.engine.snapshot import to_state_value
 from statekit.errors import MachineDefinitionError
@@ -134,6 +135,8 @@ class Machine:
                  *, max_iterations: int | None = None) -> None:
         self.model = model
         self.implementations = implementations or Implementations()
+        #: Runs the machine's code: guards, assignments, delays, outputs, actions (evaluation.py).
+        self.evaluator: Evaluator = evaluator_for(self.implementations)
         options = model.extra.get("options")
         configured = options.get("maxIterations") if isinstance(options, dict) else None
         # XState's `options.maxIterations` in the config; an explicit argument wins.

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from statekit.engine.evaluation import UNDEFINED
 from statekit.errors import EngineError
 
 DEFAULT_TIME_LIMIT = 0.5  # seconds per call
@@ -65,51 +67,184 @@ def _main_thread_stack_is_large() -> bool:
     soft, _ = resource.getrlimit(resource.RLIMIT_STACK)
     return bool(soft == resource.RLIM_INFINITY or soft >= _MAIN_THREAD_STACK_NEEDED)
 
-# Compiles each source once, then calls it with JSON-parsed arguments. `undefined` results
-# travel as the string "undefined" because JSON has no such value. The compiled-function cache
-# and the JSON and Function constructors are captured in a closure, so inline code that rewrites
-# globals (`JSON.stringify = ...`, `globalThis.__fns = ...`) cannot change what other inline
-# functions of the same run receive or return.
+# Compiles each source once, then calls it with JSON-parsed arguments. JSON has no `undefined`:
+# it crosses both ways as the marker object `{"__statekit_undefined__": 0}` (revived in place only
+# when the JSON holds one), and a whole result that is `undefined` as the string "undefined". The
+# compiled-function cache and the JSON and Function constructors are captured in a closure, so
+# inline code that rewrites globals (`JSON.stringify = ...`, `globalThis.__fns = ...`) cannot
+# change what other inline functions of the same run receive or return.
+UNDEFINED_KEY = "__statekit_undefined__"
+REF_PREFIX = "__statekit_ref:"
 _PRELUDE = """
 (function () {
   const fns = Object.create(null);
+  const refs = new Map();
+  let nextRef = 0;
   const parse = JSON.parse;
   const stringify = JSON.stringify;
+  const keys = Object.keys;
+  const isArray = Array.isArray;
   const FunctionConstructor = Function;
+  const UNDEF = "__statekit_undefined__";
+  const REF = "__statekit_ref:";
+  const MARKER = { [UNDEF]: 0 };
+  const isMarker = function (v) { return !isArray(v) && v[UNDEF] === 0 && keys(v).length === 1; };
+  const revive = function (value) {
+    if (value === null || typeof value !== "object") return value;
+    if (isMarker(value)) return undefined;
+    const names = isArray(value) ? null : keys(value);
+    const count = names === null ? value.length : names.length;
+    for (let i = 0; i < count; i++) {
+      const key = names === null ? i : names[i];
+      const item = value[key];
+      if (item !== null && typeof item === "object") value[key] = revive(item);
+    }
+    return value;
+  };
+  const load = function (json, marked) {
+    if (json === "undefined") return undefined;
+    const value = parse(json);
+    return marked ? revive(value) : value;
+  };
+  const keepUndefined = function (key, value) { return value === undefined ? MARKER : value; };
+  const dump = function (result) {
+    if (result === undefined) return "undefined";
+    const kind = typeof result;
+    if (result === null || kind === "boolean" || kind === "number" || kind === "string") return stringify(result);
+    return stringify(result, keepUndefined);
+  };
   // The source must be one expression: compiled (not run) inside brackets, a `)` that would
   // close the parenthesis below early is a syntax error, so no statement runs at compile time.
   const compile = function (source) {
     new FunctionConstructor("return [" + source + "\\n];");
     return new FunctionConstructor("return (" + source + "\\n);")();
   };
-  globalThis.__call = function (source, argsJson, paramsJson) {
+  const lookup = function (source) {
+    if (source.startsWith(REF)) {
+      // A function an enqueueActions body enqueued (an assign value, an event creator): used once.
+      const fn = refs.get(source);
+      if (fn === undefined) throw new ReferenceError("an enqueued function is no longer available");
+      refs.delete(source);
+      return fn;
+    }
     let fn = fns[source];
     if (fn === undefined) {
       fn = compile(source);
       if (typeof fn !== "function") throw new TypeError("inline code is not a function");
       fns[source] = fn;
     }
-    const params = paramsJson === "undefined" ? undefined : parse(paramsJson);
-    const result = fn(parse(argsJson), params);
-    return result === undefined ? "undefined" : stringify(result);
+    return fn;
+  };
+  globalThis.__call = function (source, argsJson, paramsJson, marked) {
+    const fn = lookup(source);
+    return dump(fn(load(argsJson, marked), load(paramsJson, marked)));
+  };
+  // What enqueueActions' `enqueue` builds, as statekit action configs; functions inside them
+  // (assign values, event creators, inline custom actions) stay here and travel as references.
+  const keep = function (fn) {
+    if (refs.size > 100000) refs.clear();
+    const id = REF + (nextRef++);
+    refs.set(id, fn);
+    return { "$js": id };
+  };
+  const encodeFunctions = function (key, value) {
+    if (value === undefined) return MARKER;
+    if (typeof value === "function") return keep(value);
+    return value;
+  };
+  const builtin = function (type, fields) {
+    const action = { type: type };
+    for (const name of keys(fields)) if (fields[name] !== undefined) action[name] = fields[name];
+    return action;
+  };
+  // `check(guard)` for a named guard needs the algorithm (Python), which QuickJS cannot call under
+  // a time limit: the body is replayed with the answers known so far, and the first unanswered
+  // check ends the run with {check: guard}; the body is a pure function of its arguments.
+  globalThis.__enqueue = function (source, argsJson, paramsJson, marked, answersJson) {
+    const fn = lookup(source);
+    const out = [];
+    const enqueue = function (action) {
+      if (typeof action === "function") {
+        out.push({ type: action.name || "(anonymous)", code: "(inline function)" });
+      } else {
+        out.push(action);
+      }
+    };
+    const options = function (o) { return o === undefined ? {} : o; };
+    enqueue.assign = function (assignment) { out.push(builtin("xstate.assign", { assignment: assignment })); };
+    enqueue.cancel = function (sendId) { out.push(builtin("xstate.cancel", { sendId: sendId })); };
+    enqueue.raise = function (event, o) {
+      out.push(builtin("xstate.raise", { event: event, delay: options(o).delay, id: options(o).id }));
+    };
+    enqueue.sendTo = function (to, event, o) {
+      out.push(builtin("xstate.sendTo", { to: to, event: event, delay: options(o).delay, id: options(o).id }));
+    };
+    enqueue.sendParent = function (event, o) {
+      out.push(builtin("xstate.sendParent", { event: event, delay: options(o).delay, id: options(o).id }));
+    };
+    enqueue.spawnChild = function (src, o) {
+      const given = options(o);
+      out.push(builtin("xstate.spawnChild", { src: src, id: given.id, input: given.input, systemId: given.systemId }));
+    };
+    enqueue.stopChild = function (actorRef) { out.push(builtin("xstate.stopChild", { actorRef: actorRef })); };
+    enqueue.emit = function (event) { out.push(builtin("xstate.emit", { event: event })); };
+    const args = load(argsJson, marked);
+    const answers = parse(answersJson);
+    let asked = 0;
+    const unanswered = {};
+    const given = { context: args.context, event: args.event, enqueue: enqueue };
+    given.check = function (guard) {
+      if (typeof guard === "function") return !!guard({ context: args.context, event: args.event }, undefined);
+      if (asked < answers.length) return answers[asked++];
+      unanswered.guard = guard;
+      throw unanswered;
+    };
+    try {
+      fn(given, load(paramsJson, marked));
+    } catch (thrown) {
+      if (thrown === unanswered) return stringify({ check: unanswered.guard });
+      throw thrown;
+    }
+    return stringify({ actions: out }, encodeFunctions);
   };
 })();
 """
 
 
 class JsSandbox:
-    """A `CodeEvaluator` that runs inline JavaScript in QuickJS with limits."""
+    """A `CodeEvaluator` that runs inline JavaScript in QuickJS with limits.
+
+    One sandbox is one persistent QuickJS context for one run (a simulation, a test case):
+    compiled functions, the module-scope `constants` the inline code reads, and the functions an
+    `enqueueActions` body enqueued live in it from call to call. `time_limit` bounds each call,
+    `total_time_limit` all calls of the run together (both in seconds; pass them per run).
+    `constants` are module-scope constants read by inline functions (JSON values, defined
+    read-only as globals); `unavailable` maps other module-scope names the code reads to why
+    statekit cannot carry them, and reading one throws a ReferenceError that says so.
+    """
 
     def __init__(self, *, time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
-                 stack_limit: int = DEFAULT_STACK_LIMIT, total_time_limit: float = DEFAULT_TOTAL_TIME_LIMIT) -> None:
+                 stack_limit: int = DEFAULT_STACK_LIMIT, total_time_limit: float = DEFAULT_TOTAL_TIME_LIMIT,
+                 constants: Mapping[str, Any] | None = None, unavailable: Mapping[str, str] | None = None) -> None:
         self.time_limit = time_limit
         self.total_time_limit = total_time_limit
         self._spent = 0.0
         self.memory_limit = memory_limit
         self.stack_limit = stack_limit
+        self.constants: dict[str, Any] = dict(constants or {})
+        self.unavailable: dict[str, str] = dict(unavailable or {})
+        self._context: Any = None
         self._call: Any = None
+        self._enqueue: Any = None
         #: The thread the context lives on: a thread id, or _ON_WORKER; None before the first call.
         self._owner: int | None = None
+
+    def define(self, constants: Mapping[str, Any], unavailable: Mapping[str, str] | None = None) -> None:
+        """Add module-scope constants (and names that cannot be carried) before the first call."""
+        if self._context is not None:
+            raise EngineError("module constants must be defined before the sandbox runs code")
+        self.constants.update(constants)
+        self.unavailable.update(unavailable or {})
 
     def _function(self) -> Any:
         if self._call is None:
@@ -122,11 +257,15 @@ class JsSandbox:
             context.set_max_stack_size(self.stack_limit)
             context.set_time_limit(self.time_limit)
             context.eval(_PRELUDE)
+            context.eval(_globals_source(self.constants, self.unavailable))
+            self._context = context
             self._call = context.get("__call")
+            self._enqueue = context.get("__enqueue")
         return self._call
 
-    def _run(self, code: str, args_json: str, params_json: str, where: str) -> Any:
-        """One call, on the QuickJS worker thread."""
+    def _run(self, code: str, args_json: str, params_json: str, marked: bool, where: str,
+             answers: str | None = None) -> Any:
+        """One call, on the thread that owns the context."""
         if self._spent > self.total_time_limit:
             # Each call is limited, and so is their sum: an `always` loop of cheap calls ends too.
             raise EngineError(f"inline code{_at(where)} was not run: this run's inline code used up its "
@@ -134,39 +273,128 @@ class JsSandbox:
         call = self._function()
         started = time.monotonic()
         try:
-            return call(code, args_json, params_json)
+            if answers is not None:
+                return self._enqueue(code, args_json, params_json, marked, answers)
+            return call(code, args_json, params_json, marked)
+        except EngineError:
+            raise
         except Exception as error:  # quickjs.JSException, StackOverflow
-            self._call = None  # a context that ran out of memory or time is not reused
+            if _is_fatal(error):
+                self._call = None  # a context that ran out of memory or time is not reused
+                self._context = None
             raise EngineError(f"inline code{_at(where)} failed: {_describe(error)}") from None
         finally:
             self._spent += time.monotonic() - started
 
-    def evaluate(self, code: str, args: Mapping[str, Any], params: Any, *, where: str = "") -> Any:
-        """Run `code` (a function expression) on `args` and `params`; JSON in, JSON out."""
+    def _dispatch(self, code: str, args: Mapping[str, Any], params: Any, where: str, answers: str | None) -> Any:
         if len(code) > MAX_SOURCE_CHARS:
             raise EngineError(f"inline code{_at(where)} is longer than {MAX_SOURCE_CHARS} characters")
         try:
             # allow_nan=False: NaN and Infinity are not JSON (JSON.parse would refuse them later).
-            args_json = json.dumps(args, ensure_ascii=False, allow_nan=False)
-            params_json = "undefined" if params is None else json.dumps(params, ensure_ascii=False, allow_nan=False)
+            args_json = json.dumps(args, ensure_ascii=False, allow_nan=False, default=_encode)
+            params_json = "undefined" if params is None or params is UNDEFINED else json.dumps(
+                params, ensure_ascii=False, allow_nan=False, default=_encode)
         except (TypeError, ValueError):
             raise EngineError(f"inline code{_at(where)} can only receive JSON data") from None
+        marked = UNDEFINED_KEY in args_json or UNDEFINED_KEY in params_json
         here = threading.get_ident()
         if self._owner is None:
             on_main = threading.current_thread() is threading.main_thread()
             self._owner = here if on_main and _main_thread_stack_is_large() else _ON_WORKER
         elif self._owner not in (here, _ON_WORKER):
             # A QuickJS runtime must stay on one thread: move to the worker with a new context.
-            self._owner, self._call = _ON_WORKER, None
-        if self._owner == here:
-            result = self._run(code, args_json, params_json, where)
+            self._owner, self._call, self._context = _ON_WORKER, None, None
+        if self._owner == here or (self._owner == _ON_WORKER and _on_js_thread()):
+            # (also a call made from inside a call, e.g. a guard that check() evaluates)
+            result = self._run(code, args_json, params_json, marked, where, answers)
         else:
-            result = _js_thread().submit(self._run, code, args_json, params_json, where).result()
+            result = _js_thread().submit(self._run, code, args_json, params_json, marked, where, answers).result()
         if result == "undefined":
-            return None
+            return UNDEFINED
         if not isinstance(result, str):
             raise EngineError(f"inline code{_at(where)} returned a value that is not JSON")
+        if UNDEFINED_KEY in result:
+            return json.loads(result, object_hook=_revive)
         return json.loads(result)
+
+    def evaluate(self, code: str, args: Mapping[str, Any], params: Any, *, where: str = "") -> Any:
+        """Run `code` (a function expression) on `args` and `params`; JSON in, JSON out.
+
+        JS `undefined` comes back as `UNDEFINED` (and `UNDEFINED` goes in as `undefined`)."""
+        return self._dispatch(code, args, params, where, None)
+
+    def enqueue(self, code: str, args: Mapping[str, Any], params: Any, *,
+                check: Callable[[Any], bool] | None = None) -> list[Any]:
+        """Run an `enqueueActions(({enqueue, check, context, event}) => ...)` body.
+
+        Returns what it enqueued, in order, as action configs; `check(guard)` asks `check`
+        (the algorithm's guard evaluation). Functions it enqueued stay in this context and come
+        back as `{"$js": reference}`, run (once) when the action is resolved."""
+        answers: list[bool] = []
+        while True:
+            result = self._dispatch(code, args, params, "an enqueueActions function", json.dumps(answers))
+            if isinstance(result, Mapping) and isinstance(result.get("actions"), list):
+                return list(result["actions"])
+            if not isinstance(result, Mapping) or "check" not in result:
+                raise EngineError("an enqueueActions function gave no list of actions")
+            if check is None:
+                raise EngineError("check() inside an enqueueActions function needs the machine's guards")
+            from statekit.model.parse import parse_guard
+
+            answers.append(bool(check(parse_guard(result["check"], "check()"))))
+
+
+def _on_js_thread() -> bool:
+    return threading.current_thread().name.startswith("statekit-js")
+
+
+def _encode(value: Any) -> Any:
+    if value is UNDEFINED:
+        return {UNDEFINED_KEY: 0}
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _revive(item: dict[str, Any]) -> Any:
+    if len(item) == 1 and item.get(UNDEFINED_KEY) == 0:
+        return UNDEFINED
+    return item
+
+
+def _globals_source(constants: Mapping[str, Any], unavailable: Mapping[str, str]) -> str:
+    """JavaScript that defines the module constants (deep-frozen, read-only) and the names that
+    cannot be carried (reading one throws a ReferenceError naming it)."""
+    lines = ["(function () {",
+             "  const freeze = function (v) { if (v !== null && typeof v === 'object') {"
+             " Object.values(v).forEach(freeze); Object.freeze(v); } return v; };"]
+    for name, value in constants.items():
+        if not _IDENTIFIER.match(name):
+            continue
+        try:
+            encoded = json.dumps(value, ensure_ascii=False, allow_nan=False, default=_encode)
+        except (TypeError, ValueError):
+            unavailable = {**unavailable, name: "its value is not JSON data"}
+            continue
+        lines.append(f"  Object.defineProperty(globalThis, {json.dumps(name)}, {{ value: freeze(JSON.parse("
+                     f"{json.dumps(encoded)})), writable: false, configurable: false }});")
+    for name, reason in unavailable.items():
+        if not _IDENTIFIER.match(name) or name in constants:
+            continue
+        message = (f"'{name}' is defined outside the machine and statekit cannot carry it into the sandbox "
+                   f"({reason}); only module-scope constants with JSON values are carried")
+        lines.append(f"  Object.defineProperty(globalThis, {json.dumps(name)}, {{ get: function () {{ "
+                     f"throw new ReferenceError({json.dumps(message)}); }}, configurable: false }});")
+    lines.append("})();")
+    return "\n".join(lines)
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+
+
+def _is_fatal(error: Exception) -> bool:
+    """Whether the context is unusable after `error` (out of memory, time or stack)."""
+    text = str(error)
+    return ("interrupted" in text or "out of memory" in text or "call stack" in text
+            or type(error).__name__ == "StackOverflow")
 
 
 def _at(where: str) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from statekit.engine.evaluation import plain_json
 from statekit.model.jsorder import js_keys
 from statekit.model.resolve import to_state_path
 
@@ -135,9 +136,9 @@ class Snapshot:
         """A JSON-safe, persistable form (`restore_snapshot` reads it back)."""
         return {
             "value": self.value,
-            "context": self.context,
+            "context": plain_json(self.context),
             "status": self.status,
-            "output": self.output,
+            "output": plain_json(self.output),
             "error": self.error if _is_json(self.error) else str(self.error),
             "tags": sorted(self.tags),
             "children": {key: child.to_json() if child else None for key, child in self.children.items()},

@@ -1,0 +1,270 @@
+"""The evaluation seam: the one place where the engine runs a machine's code.
+
+The algorithm (`algorithm.py`, `actions.py`, `guards.py`) follows XState and decides *what*
+is evaluated and *when*; an `Evaluator` decides *how*. The algorithm never looks inside
+code: it hands the evaluator a guard, an assignment, a value that may be code (a raised
+event, a delay, an output, params, an invoke input), a named action, or the source of an
+inline `enqueueActions(...)` body, together with a `Scope` (context, event, params), and uses
+what comes back. The built-in guards (`and`, `or`, `not`, `stateIn`) are XState semantics,
+not code, and stay in the algorithm; the evaluator reaches them through `Scope.check`.
+
+Two evaluators ship:
+
+- `PythonEvaluator(implementations)`: the named implementations of `setup(...)` written in
+  Python. Inline code in the machine (`{"$js": source}`, `Guard.code`) is an `EngineError`.
+- `JsEvaluator(implementations, sandbox)`: the same, and inline JavaScript runs in one
+  persistent QuickJS context per run (`statekit.engine.sandbox.JsSandbox`), whose total
+  time budget (`total_time_limit`, default 10 s) and per-call limit are set per run. JS
+  `undefined` crosses the boundary both ways as `UNDEFINED` (never as `null`).
+
+`Machine` builds its evaluator from its `Implementations` (a JS evaluator when they carry a
+sandbox); a caller may also pass one explicitly:
+
+    >>> from statekit.engine import setup
+    >>> from statekit.engine.evaluation import PythonEvaluator, Scope
+    >>> from statekit.model.core import Guard
+    >>> impl = setup(guards={"isAdult": lambda args, params: args.context["age"] >= 18}).implementations
+    >>> PythonEvaluator(impl).guard(Guard("isAdult"), Scope({"age": 20}, {"type": "GO"}))
+    True
+
+Another datamodel (SCXML's ECMAScript datamodel) implements the same `Evaluator` protocol:
+its guards are `Guard(type=..., code=<cond expression>)`, its assignments and values are
+whatever its model carries, and `Scope.in_state` answers `In('id')`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from statekit.engine.implementations import (
+    ActionArgs,
+    ActionImplementation,
+    Assign,
+    Implementations,
+)
+from statekit.engine.inline import JS_MARKER, CodeEvaluator, is_inline
+from statekit.errors import EngineError
+from statekit.model.core import Guard
+from statekit.model.parse import parse_guard
+
+if TYPE_CHECKING:
+    from statekit.engine.sandbox import JsSandbox
+
+
+class _Undefined:
+    """JavaScript's `undefined`, distinct from `None` (`null`); falsy, one instance."""
+
+    _instance: _Undefined | None = None
+
+    def __new__(cls) -> _Undefined:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def __reduce__(self) -> str:
+        return "UNDEFINED"
+
+
+#: A value inline JavaScript produced as `undefined`. JSON drops object keys holding it
+#: (as `JSON.stringify` does); `plain_json` turns it into what JSON shows.
+UNDEFINED: Final = _Undefined()
+
+
+def plain_json(value: Any) -> Any:
+    """`value` as `JSON.stringify` would show it: `UNDEFINED` keys dropped, in lists `null`."""
+    if value is UNDEFINED:
+        return None
+    if isinstance(value, Mapping):
+        return {key: plain_json(item) for key, item in value.items() if item is not UNDEFINED}
+    if isinstance(value, list | tuple):
+        return [plain_json(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What code sees: XState's `{context, event}` and the resolved `params`."""
+
+    context: Any
+    event: Mapping[str, Any]
+    params: Any = None
+    #: Evaluates any guard with the algorithm's full semantics (built-ins included): used for a
+    #: guard implemented as another guard, and for `check(...)` inside `enqueueActions`.
+    check: Callable[[Guard], bool] | None = None
+    #: Whether the machine is in a state (`#id`, a path or a value): `stateIn`, SCXML's `In()`.
+    in_state: Callable[[Any], bool] | None = None
+
+    @property
+    def args(self) -> ActionArgs:
+        return ActionArgs(self.context, self.event)
+
+
+class Evaluator(Protocol):
+    """What the algorithm asks of a machine's code. Failures raise (`EngineError` or the
+    implementation's own exception, which the algorithm words as XState does)."""
+
+    def guard(self, guard: Guard, scope: Scope) -> bool:
+        """A named or inline guard (never a built-in combinator); `scope.params` resolved."""
+        ...
+
+    def assignment(self, assignment: Any, scope: Scope) -> Mapping[str, Any]:
+        """The partial context an `assign` sets: its `assignment` field or an `Assign`."""
+        ...
+
+    def value(self, value: Any, scope: Scope, *, where: str = "") -> Any:
+        """A field that may be code (event, output, params, input, log value, actor id): its value."""
+        ...
+
+    def delay(self, delay: Any, scope: Scope) -> int | float | None:
+        """Milliseconds for a delay (a number, a named delay or code); None when not a number."""
+        ...
+
+    def action(self, name: str) -> ActionImplementation | None:
+        """The implementation of a named action: a function the actor runs later, an `Assign`,
+        a built-in action written as config data, or None (reported by name only)."""
+        ...
+
+    def enqueued(self, code: str, scope: Scope) -> list[Any]:
+        """Run an inline `enqueueActions(({enqueue, check, ...}) => ...)` body: the actions it
+        enqueued, in order, as action configs (names, `{type, params}`, `xstate.*` objects)."""
+        ...
+
+    def initial_context(self, context: Any, input_value: Any) -> Any:
+        """The machine's context: the config's data, or its factory run on `{input}`."""
+        ...
+
+    def knows_actor(self, src: str) -> bool:
+        """Whether `src` names actor logic (which makes an invoked or spawned child exist)."""
+        ...
+
+
+class PythonEvaluator:
+    """Runs the Python implementations given to `setup(...)`; refuses inline code."""
+
+    def __init__(self, implementations: Implementations) -> None:
+        self.implementations = implementations
+
+    # -- guards ---------------------------------------------------------------------------
+
+    def guard(self, guard: Guard, scope: Scope) -> bool:
+        implementation = self.implementations.guards.get(guard.type)
+        if implementation is None:
+            if guard.code is not None:
+                return bool(self.run_code(guard.code, scope, "a guard"))
+            raise EngineError(f"Guard '{guard.type}' is not implemented.'.")
+        if not callable(implementation):
+            # A guard implemented as another guard (a name or a guard object).
+            if scope.check is None:
+                raise EngineError(f"guard '{guard.type}' is written as another guard, which needs the algorithm")
+            return scope.check(parse_guard(implementation, guard.type))
+        return bool(implementation(scope.args, scope.params))
+
+    # -- values ---------------------------------------------------------------------------
+
+    def assignment(self, assignment: Any, scope: Scope) -> Mapping[str, Any]:
+        if isinstance(assignment, Assign):
+            if callable(assignment.assignment):
+                return _mapping(assignment.assignment(scope.args, scope.params))
+            return {key: self.value(item, scope, where=f"assign of '{key}'")
+                    for key, item in assignment.assignment.items()}
+        if is_inline(assignment):  # assign(({context, event}) => ({...}))
+            return _mapping(self.run_code(assignment[JS_MARKER], scope, "assign"))
+        if callable(assignment):
+            return _mapping(assignment(scope.args, scope.params))
+        if not isinstance(assignment, Mapping):
+            raise EngineError("an assign needs an object of context keys or a function")
+        return {key: self.value(item, scope, where=f"assign of '{key}'") for key, item in assignment.items()}
+
+    def value(self, value: Any, scope: Scope, *, where: str = "") -> Any:
+        if callable(value):
+            return value(scope.args, scope.params)
+        if is_inline(value):
+            return self.run_code(value[JS_MARKER], scope, where)
+        return value
+
+    def delay(self, delay: Any, scope: Scope) -> int | float | None:
+        if isinstance(delay, str):
+            configured = self.implementations.delays.get(delay)
+            resolved = configured(scope.args, scope.params) if callable(configured) else configured
+        else:
+            resolved = self.value(delay, scope, where="a delay")
+        if isinstance(resolved, bool) or not isinstance(resolved, int | float):
+            return None
+        return resolved
+
+    def action(self, name: str) -> ActionImplementation | None:
+        return self.implementations.actions.get(name)
+
+    def enqueued(self, code: str, scope: Scope) -> list[Any]:
+        raise EngineError(_needs_sandbox("an enqueueActions function"))
+
+    def initial_context(self, context: Any, input_value: Any) -> Any:
+        if is_inline(context):
+            return self.run_code(context[JS_MARKER], Scope(UNDEFINED, _input_args(input_value)), "context",
+                                 whole_args=True)
+        if callable(context):
+            return context(ActionArgs(None, {"input": input_value}), None)
+        return context if context else {}
+
+    def knows_actor(self, src: str) -> bool:
+        return src in self.implementations.actors
+
+    # -- code -----------------------------------------------------------------------------
+
+    def run_code(self, code: str, scope: Scope, where: str, *, whole_args: bool = False) -> Any:
+        """Inline code: this evaluator has no JavaScript, so it says so."""
+        raise EngineError(_needs_sandbox(where))
+
+
+class JsEvaluator(PythonEvaluator):
+    """Python implementations plus inline JavaScript in one persistent QuickJS context."""
+
+    def __init__(self, implementations: Implementations, sandbox: JsSandbox | CodeEvaluator) -> None:
+        super().__init__(implementations)
+        self.sandbox = sandbox
+
+    def run_code(self, code: str, scope: Scope, where: str, *, whole_args: bool = False) -> Any:
+        args: Mapping[str, Any] = scope.event if whole_args else {"context": scope.context, "event": scope.event}
+        return self.sandbox.evaluate(code, args, scope.params, where=where)
+
+    def enqueued(self, code: str, scope: Scope) -> list[Any]:
+        enqueue = getattr(self.sandbox, "enqueue", None)
+        if enqueue is None:
+            raise EngineError(_needs_sandbox("an enqueueActions function"))
+        result: list[Any] = enqueue(code, {"context": scope.context, "event": scope.event}, scope.params,
+                                    check=scope.check)
+        return result
+
+
+def evaluator_for(implementations: Implementations) -> Evaluator:
+    """The evaluator a machine with `implementations` runs with (JS when they carry a sandbox)."""
+    code_evaluator = implementations.evaluator
+    if code_evaluator is None:
+        return PythonEvaluator(implementations)
+    if hasattr(code_evaluator, "guard"):
+        explicit: Evaluator = code_evaluator  # an Evaluator given directly
+        return explicit
+    return JsEvaluator(implementations, code_evaluator)
+
+
+def _mapping(update: Any) -> Mapping[str, Any]:
+    if not isinstance(update, Mapping):
+        raise TypeError("an assign function must return a mapping of context keys")
+    return update
+
+
+def _input_args(input_value: Any) -> Mapping[str, Any]:
+    return {} if input_value is None else {"input": input_value}
+
+
+def _needs_sandbox(where: str) -> str:
+    return (f"inline JavaScript{f' in {where}' if where else ''} needs a code evaluator "
+            "(statekit runs inline functions only in its JavaScript sandbox)")
