@@ -32,8 +32,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from statekit.analysis.budget import CHECK_EVERY, TRUNCATION_MESSAGES, Budget, TruncationReason
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import ENGINE_INFO, build_simulation_machine
+from statekit.analysis.structural import structural_model
+from statekit.engine.algorithm import WILDCARD
 from statekit.engine.api import initial_transition, restore_snapshot, transition
 from statekit.engine.machine import Machine, Node
 from statekit.engine.snapshot import Snapshot
@@ -79,10 +82,18 @@ class StateGraph:
     states: list[Snapshot] = field(default_factory=list)
     edges: list[list[Edge]] = field(default_factory=list)
     iterations: int = 0
+    #: Why the traversal stopped before the graph was complete, if it did.
+    truncated: TruncationReason | None = None
 
 
-class TraversalLimitExceeded(Exception):
-    """More than `limit` traversal iterations (XState: `Traversal limit exceeded`)."""
+class TraversalFailed(Exception):
+    """The machine threw while being explored (an implementation or inline code failed)."""
+
+    def __init__(self, event: Event, snapshot: Snapshot, error: EngineError) -> None:
+        super().__init__(str(error))
+        self.event = event
+        self.snapshot = snapshot
+        self.error = error
 
 
 # -- event enumeration --------------------------------------------------------------------
@@ -160,9 +171,32 @@ class StateKeys:
         return snapshot.node_set, cached[1]
 
 
+#: Estimated bytes one explored state holds besides its context (snapshot, key, queue entry).
+STATE_BYTES = 900
+#: Estimated bytes of one explored edge.
+EDGE_BYTES = 160
+
+
+def _wildcard_step(snapshot: Snapshot, event: Event) -> Snapshot:
+    """An event of type `*`, as XState's production build (which @xstate/graph runs) takes it.
+
+    XState's development build throws for it; the production build, like @xstate/graph in an
+    application, selects the transitions it matches (the `*` descriptors) and goes on.
+    """
+    next_snapshot, _selected = step_transitions(snapshot, event)
+    return next_snapshot
+
+
 def explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot], list[tuple[str, Event]]],
-            limit: int, stop_when: Callable[[Snapshot], bool] | None) -> StateGraph:
-    """`getAdjacencyMap`: breadth first over every (state, event) pair from `start`."""
+            limit: int, stop_when: Callable[[Snapshot], bool] | None, budget: Budget | None = None) -> StateGraph:
+    """`getAdjacencyMap`: breadth first over every (state, event) pair from `start`.
+
+    Where XState throws "Traversal limit exceeded", and wherever the budget runs out, the
+    traversal stops and keeps the states expanded so far (`graph.truncated` says why); edges
+    to states it never expanded are left out.
+    """
+    clock = (budget or Budget()).start()
+    max_states = clock.budget.max_states
     keys = StateKeys()
     index_of: dict[StateKey, int] = {}
     pending: list[list[tuple[str, Event, StateKey]]] = []
@@ -170,32 +204,42 @@ def explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot], 
     queue: deque[tuple[Snapshot, StateKey]] = deque([(start, keys(start))])
     iterations = 0
     while queue:
-        snapshot, key = queue.popleft()
         if iterations > limit:
-            raise TraversalLimitExceeded(limit)
+            graph.truncated = "limit"
+            break
+        if iterations % CHECK_EVERY == 0 and iterations:
+            graph.truncated = clock.exceeded(len(graph.states))
+            if graph.truncated is not None:
+                break
+        snapshot, key = queue.popleft()
         iterations += 1
         if key in index_of:
             continue
+        if max_states is not None and len(graph.states) >= max_states:
+            graph.truncated = "states"
+            break
         index_of[key] = len(graph.states)
         graph.states.append(snapshot)
+        clock.bytes += STATE_BYTES + (len(key[1]) if key[1] is not None else 0)
         # XState keys the transitions by serialised event: a repeated event keeps its first place.
         outgoing: dict[str, tuple[Event, StateKey]] = {}
         if stop_when is None or not stop_when(snapshot):
             for event_key, event in events_for(snapshot):
                 try:
-                    next_snapshot, _actions = transition(machine, snapshot, event)
+                    if event.get("type") == WILDCARD:
+                        next_snapshot = _wildcard_step(snapshot, event)
+                    else:
+                        next_snapshot, _actions = transition(machine, snapshot, event)
                 except EngineError as error:
-                    raise ToolError(
-                        "invalid_input",
-                        f"the machine threw on event '{event.get('type')}' in state {json.dumps(snapshot.value)}: {error}",
-                        {"state": snapshot.value, "event": dict(event)},
-                    ) from None
+                    raise TraversalFailed(event, snapshot, error) from None
                 next_key = keys(next_snapshot)
                 outgoing[event_key] = (event, next_key)
                 queue.append((next_snapshot, next_key))
+            clock.bytes += EDGE_BYTES * len(outgoing)
         pending.append([(event_key, event, next_key) for event_key, (event, next_key) in outgoing.items()])
     graph.iterations = iterations
-    graph.edges = [[Edge(event_key, event, index_of[next_key]) for event_key, event, next_key in edges]
+    graph.edges = [[Edge(event_key, event, index_of[next_key]) for event_key, event, next_key in edges
+                    if next_key in index_of]
                    for edges in pending]
     return graph
 
@@ -213,6 +257,8 @@ class PathSet:
     returned: list[tuple[int, PathEdges]] = field(default_factory=list)
     covered_states: set[int] = field(default_factory=set)
     covered_edges: set[tuple[int, int]] = field(default_factory=set)  # (state, edge index)
+    #: Why the search stopped before finding every path, if it did.
+    truncated: TruncationReason | None = None
 
 
 def shortest_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RETURNED_PATHS) -> PathSet:
@@ -252,13 +298,16 @@ def shortest_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_R
     return result
 
 
-def simple_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RETURNED_PATHS) -> PathSet:
+def simple_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RETURNED_PATHS,
+                 budget: Budget | None = None) -> PathSet:
     """`getSimplePaths`: every path from the start that visits no state twice.
 
     One depth-first search from the start visits each simple path once, as a prefix; XState
     lists them grouped by their last state, groups in adjacency order, each group in search
-    order. Only the groups that can hold one of the first `keep` paths are kept.
+    order. Only the groups that can hold one of the first `keep` paths are kept. The search
+    stops after `MAX_SIMPLE_PATHS` visits or when the budget's time runs out (`truncated`).
     """
+    clock = (budget or Budget()).start()
     count = len(graph.states)
     first_targets = [index for index in range(count) if matches[index]][:keep]
     kept: dict[int, list[PathEdges]] = {target: [] for target in first_targets}
@@ -271,13 +320,6 @@ def simple_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RET
     def enter(state: int) -> bool:
         nonlocal visited
         visited += 1
-        if visited > MAX_SIMPLE_PATHS:
-            raise ToolError(
-                "invalid_input",
-                f"the machine has more than {MAX_SIMPLE_PATHS} simple paths; use algorithm 'shortest', "
-                "or narrow the search with toState or events",
-                {"maxSimplePaths": MAX_SIMPLE_PATHS},
-            )
         on_path[state] = True
         if matches[state]:
             result.total += 1
@@ -289,7 +331,16 @@ def simple_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RET
 
     # A frame: state, next edge index, whether a matching path ends in its subtree.
     stack: list[list[Any]] = [[0, 0, enter(0)]]
+    steps = 0
     while stack:
+        if visited >= MAX_SIMPLE_PATHS:
+            result.truncated = "simplePaths"
+            break
+        steps += 1
+        if steps % CHECK_EVERY == 0:
+            result.truncated = clock.exceeded(0)
+            if result.truncated is not None:
+                break
         frame = stack[-1]
         state, edge_index = frame[0], frame[1]
         edges = graph.edges[state]
@@ -398,13 +449,51 @@ def start_snapshot(machine: Machine, initial: Snapshot, from_state: Any) -> Snap
 
 @dataclass
 class Exploration:
-    """A machine explored from its start: the graph and which states `toState` matches."""
+    """A machine explored from its start: the graph and which states `toState` matches.
 
+    `model` is the machine traversed: the given one, or its structure when its inline code
+    could not run (`normalization["mode"] == "structural"`).
+    """
+
+    model: MachineModel
     machine: Machine
     normalization: dict[str, Any]
     graph: StateGraph
     matches: list[bool]
     limit: int
+
+
+class _CannotRun(Exception):
+    """The machine (as given) fails on start or while being explored."""
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+def _explore_as(model: MachineModel, events: Sequence[Event] | None, to_state: Any, from_state: Any, limit: int,
+                guards: Mapping[str, bool] | None, input_value: Any,
+                budget: Budget | None) -> tuple[Machine, dict[str, Any], StateGraph, list[bool]]:
+    machine, normalization = build_simulation_machine(model, guards)
+    if machine.max_iterations is None:
+        machine.max_iterations = DEFAULT_MAX_ITERATIONS
+    initial, _actions = initial_transition(machine, input_value)
+    if initial.status == "error":
+        raise _CannotRun(f"the machine fails on start: {initial.error}")
+    matcher = state_matcher(machine, to_state) if to_state is not None else None
+    start = start_snapshot(machine, initial, from_state) if from_state is not None else initial
+    events_for = given_events(events) if events is not None else EventEnumerator()
+    try:
+        graph = explore(machine, start, events_for, limit, matcher, budget)
+    except TraversalFailed as failure:
+        raise _CannotRun(
+            f"the machine threw on event '{failure.event.get('type')}' in state "
+            f"{json.dumps(failure.snapshot.value)}: {failure.error}",
+            {"state": failure.snapshot.value, "event": dict(failure.event)},
+        ) from None
+    matches = [True] * len(graph.states) if matcher is None else [matcher(s) for s in graph.states]
+    return machine, normalization, graph, matches
 
 
 def explore_model(
@@ -415,29 +504,38 @@ def explore_model(
     limit: int | None = None,
     guards: Mapping[str, bool] | None = None,
     input_value: Any = None,
+    budget: Budget | None = None,
 ) -> Exploration:
-    """`getAdjacencyMap` for the tool's arguments; bad arguments raise `invalid_input`."""
+    """`getAdjacencyMap` for the tool's arguments; bad arguments raise `invalid_input`.
+
+    The machine runs natively (inline code in the sandbox). When that fails and the machine
+    has inline code, its structure is traversed instead (see `structural.py`): the
+    normalization says so, why, and what was left out. A machine without code that throws,
+    or whose structure throws too, is `invalid_input`.
+    """
     effective_limit = DEFAULT_LIMIT if limit is None else limit
-    machine, normalization = build_simulation_machine(model, guards)
-    if machine.max_iterations is None:
-        machine.max_iterations = DEFAULT_MAX_ITERATIONS
-    initial, _actions = initial_transition(machine, input_value)
-    if initial.status == "error":
-        raise ToolError("invalid_input", f"the machine fails on start: {initial.error}")
-    matcher = state_matcher(machine, to_state) if to_state is not None else None
-    start = start_snapshot(machine, initial, from_state) if from_state is not None else initial
-    events_for = given_events(events) if events is not None else EventEnumerator()
     try:
-        graph = explore(machine, start, events_for, effective_limit, matcher)
-    except TraversalLimitExceeded:
-        raise ToolError(
-            "invalid_input",
-            f"Traversal limit exceeded: more than {effective_limit} (state, event) pairs to explore; "
-            f"raise `limit` (at most {MAX_LIMIT}), or narrow the search with events, fromState or toState",
-            {"limit": effective_limit},
-        ) from None
-    matches = [True] * len(graph.states) if matcher is None else [matcher(s) for s in graph.states]
-    return Exploration(machine, normalization, graph, matches, effective_limit)
+        machine, normalization, graph, matches = _explore_as(
+            model, events, to_state, from_state, effective_limit, guards, input_value, budget)
+        return Exploration(model, machine, {**normalization, "mode": "native"}, graph, matches, effective_limit)
+    except _CannotRun as native_failure:
+        structure, changes = structural_model(model)
+        if not changes.has_code:
+            raise ToolError("invalid_input", native_failure.message, native_failure.details) from None
+        reason = native_failure.message
+    try:
+        machine, normalization, graph, matches = _explore_as(
+            structure, events, to_state, from_state, effective_limit, guards, None, budget)
+    except _CannotRun as failure:
+        raise ToolError("invalid_input", f"{reason}; its structure without the inline code fails too: {failure.message}",
+                        failure.details) from None
+    normalization = {
+        **normalization, "mode": "structural",
+        "reason": f"inline code cannot run natively ({reason}): the structure was traversed, guards assumed, "
+                  "context and data actions left out",
+        **changes.to_json(),
+    }
+    return Exploration(structure, machine, normalization, graph, matches, effective_limit)
 
 
 def generate_graph_paths(
@@ -450,6 +548,7 @@ def generate_graph_paths(
     guards: Mapping[str, bool] | None = None,
     input_value: Any = None,
     max_paths: int = MAX_RETURNED_PATHS,
+    budget: Budget | None = None,
 ) -> dict[str, Any]:
     """Paths through `model` as `@xstate/graph` finds them: `{paths, coverage, totalCount, truncated, execution}`.
 
@@ -457,19 +556,32 @@ def generate_graph_paths(
     """
     if algorithm not in ALGORITHMS:
         raise ToolError("invalid_input", f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")
-    explored = explore_model(model, events, to_state, from_state, limit, guards, input_value)
+    explored = explore_model(model, events, to_state, from_state, limit, guards, input_value, budget)
     graph = explored.graph
-    find = shortest_paths if algorithm == "shortest" else simple_paths
-    found = find(graph, explored.matches, max_paths)
+    traversed = explored.model
+    if algorithm == "shortest":
+        found = shortest_paths(graph, explored.matches, max_paths)
+    else:
+        found = simple_paths(graph, explored.matches, max_paths, budget)
     initial_taken: list[Any] | None = None
     if from_state is None:
-        context = model.context if model.context and not callable(model.context) else {}
-        _snapshot, initial_taken = initial_transitions(explored.machine, copy.deepcopy(context), input_value)
+        context = traversed.context if traversed.context and not callable(traversed.context) else {}
+        native_input = input_value if explored.normalization["mode"] == "native" else None
+        _snapshot, initial_taken = initial_transitions(explored.machine, copy.deepcopy(context), native_input)
+    reason = graph.truncated or found.truncated or ("paths" if found.total > len(found.returned) else None)
+    normalization = {key: value for key, value in explored.normalization.items() if key != "format"}
+    if graph.truncated or found.truncated:
+        cut = graph.truncated or found.truncated
+        assert cut is not None
+        normalization["truncation"] = (
+            f"{TRUNCATION_MESSAGES[cut]}: the paths are those of the {len(graph.states)} states explored")
     return {
         "paths": [path_json(graph, target, edges) for target, edges in found.returned],
-        "coverage": coverage(model, graph, found, initial_taken),
+        "coverage": coverage(traversed, graph, found, initial_taken),
         "totalCount": found.total,
-        "truncated": found.total > len(found.returned),
+        "truncated": reason is not None,
+        "truncatedReason": reason,
+        "normalization": normalization,
         "execution": {
             **ENGINE_INFO,
             "graphReference": GRAPH_REFERENCE,

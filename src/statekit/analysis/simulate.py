@@ -22,8 +22,12 @@ DEFAULT_MAX_MICROSTEPS = 10_000
 ENGINE_INFO = {"engine": "statekit", "semantics": "xstate@5", "referenceVersion": "5.33.3"}
 
 
-def normalize_events(events: Any) -> list[dict[str, Any]]:
-    """`[{type, ...payload} | "TYPE"]` -> event objects; `invalid_input` on anything else."""
+def normalize_events(events: Any, allow_wildcard: bool = False) -> list[dict[str, Any]]:
+    """`[{type, ...payload} | "TYPE"]` -> event objects; `invalid_input` on anything else.
+
+    An event of type `*` is refused (XState's development build throws for it) unless
+    `allow_wildcard`: path finding takes it as XState's production build does.
+    """
     if not isinstance(events, list):
         raise ToolError("invalid_input", "`events` must be a list of event objects or event type strings")
     if len(events) > MAX_EVENTS:
@@ -34,7 +38,7 @@ def normalize_events(events: Any) -> list[dict[str, Any]]:
             event = {"type": event}
         if not isinstance(event, Mapping) or not isinstance(event.get("type"), str) or not event["type"]:
             raise ToolError("invalid_input", f"events[{index}] must be an event type or an object with a non-empty string `type`")
-        if event["type"] == "*":
+        if event["type"] == "*" and not allow_wildcard:
             raise ToolError("invalid_input", f"events[{index}]: an event cannot have the wildcard type ('*')")
         result.append(dict(event))
     return result

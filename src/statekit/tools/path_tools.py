@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from statekit.analysis.budget import DEFAULT_MAX_STATES, TRUNCATION_MESSAGES
 from statekit.analysis.paths import (
     ALGORITHMS,
     DEFAULT_LIMIT,
@@ -85,8 +86,8 @@ INPUT_SCHEMA: dict[str, Any] = {
         "fromState": {**STATE_VALUE, "description": "Start here (a state value, with the initial context) "
                                                     "instead of the initial state."},
         "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
-                  "description": "XState's traversal limit: exploring more (state, event) pairs than this fails "
-                                 f"with 'Traversal limit exceeded' (default {DEFAULT_LIMIT})."},
+                  "description": "XState's traversal limit: past this many (state, event) pairs the traversal "
+                                 f"stops and returns what it found, truncatedReason 'limit' (default {DEFAULT_LIMIT})."},
         "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
                    "description": "Static results for named guards (default true)."},
         "input": {"description": "The machine input, given to the xstate.init event."},
@@ -106,7 +107,34 @@ OUTPUT_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
         },
         "totalCount": {"type": "integer", "minimum": 0, "description": "Every path found, returned or not."},
-        "truncated": {"type": "boolean", "description": "True when totalCount is more than the paths returned."},
+        "truncated": {"type": "boolean", "description": "True when some paths were left out: more were found than "
+                                                         "returned, or the traversal stopped early (truncatedReason)."},
+        "truncatedReason": {
+            "anyOf": [{"type": "string", "enum": ["paths", *TRUNCATION_MESSAGES]}, {"type": "null"}],
+            "description": "paths: more paths than returned; limit / states / memory / time / cancelled: the traversal "
+                           "stopped there and the paths are those of the states explored; simplePaths: more simple "
+                           "paths than are enumerated.",
+        },
+        "normalization": {
+            "type": "object",
+            "description": "How the machine was traversed. mode native: as given, inline code run in the sandbox; "
+                           "mode structural: its inline code could not run (reason), so its structure was traversed: "
+                           "guards assumed (inlineGuards lists the inline ones by the name `guards` can set), context "
+                           "and data actions left out (droppedActions, droppedCode). truncation explains a cut.",
+            "properties": {
+                "mode": {"type": "string", "enum": ["native", "structural"]},
+                "reason": {"type": "string"},
+                "assumedGuards": {"type": "array", "items": {"type": "string"}},
+                "assumedActors": {"type": "array", "items": {"type": "string"}},
+                "inlineGuards": {"type": "array", "items": {"type": "string"}},
+                "droppedActions": {"type": "array", "items": {"type": "string"}},
+                "droppedCode": {"type": "array", "items": {"type": "string"}},
+                "contextDropped": {"type": "boolean"},
+                "truncation": {"type": "string"},
+            },
+            "required": ["mode", "assumedGuards", "assumedActors"],
+            "additionalProperties": False,
+        },
         "execution": {
             "type": "object",
             "properties": {
@@ -129,7 +157,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
         },
     },
-    "required": ["paths", "coverage", "totalCount", "truncated", "execution"],
+    "required": ["paths", "coverage", "totalCount", "truncated", "truncatedReason", "normalization", "execution"],
     "additionalProperties": False,
 }
 
@@ -144,9 +172,12 @@ DESCRIPTION = (
     "event xstate.init. Coverage is over every path found (not only the returned ones): states are the machine's "
     "state nodes except the root and history nodes, active in some state of a path; transitions are the machine's "
     "transitions (by id) taken in some step, eventless and raised ones included. Named guards take the booleans "
-    f"in `guards` (default true). More than `limit` (state, event) pairs (default {DEFAULT_LIMIT}) fail with "
-    f"invalid_input 'Traversal limit exceeded', as do more than {MAX_SIMPLE_PATHS} simple paths and a machine "
-    "that throws while exploring (XState throws for an event of type '*': give `events` for such machines)."
+    "in `guards` (default true). An event of type '*' is taken as XState's production build takes it (by the "
+    "'*' transitions). Always answers within a budget: past `limit` (state, event) pairs (default "
+    f"{DEFAULT_LIMIT}; XState would throw 'Traversal limit exceeded'), past {DEFAULT_MAX_STATES} states, its memory "
+    f"or time budget, or {MAX_SIMPLE_PATHS} simple paths, it returns the paths of what it explored with "
+    "truncated true and truncatedReason. When the machine's inline code cannot run (imported names, missing "
+    "input), its structure is traversed instead and normalization says so (mode structural)."
 )
 
 
@@ -169,7 +200,7 @@ def _generate(arguments: dict[str, Any]) -> dict[str, Any]:
     limit = arguments.get("limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT):
         raise ToolError("invalid_input", f"`limit` must be an integer from 1 to {MAX_LIMIT}")
-    events = normalize_events(arguments["events"]) if arguments.get("events") is not None else None
+    events = normalize_events(arguments["events"], allow_wildcard=True) if arguments.get("events") is not None else None
     guards = arguments.get("guards")
     if guards is not None and not isinstance(guards, dict):
         raise ToolError("invalid_input", "`guards` must map guard names to true or false")
