@@ -1,0 +1,296 @@
+"""SCXML's ECMAScript datamodel (Appendix B.2) in one persistent QuickJS context per session.
+
+Everything the document says (data expressions, conditions, locations, scripts) runs inside
+QuickJS with the same per-call time, memory and stack limits as the engine's sandbox
+(`statekit.engine.sandbox`), and with a budget for all calls of one session. Nothing from the
+document is ever evaluated by Python. Declared data and `<script>` functions are globals of the
+context, so they live as long as the session; `_event`, `_sessionid`, `_name`, `_ioprocessors`
+and `In()` are read-only globals (assigning one throws, which is `error.execution`).
+
+Values cross the boundary as JSON, boxed as `{"v": value}` so that `undefined` (an empty box)
+survives the trip.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from statekit.engine.sandbox import (
+    _ON_WORKER,
+    DEFAULT_MEMORY_LIMIT,
+    DEFAULT_STACK_LIMIT,
+    DEFAULT_TIME_LIMIT,
+    DEFAULT_TOTAL_TIME_LIMIT,
+    MAX_SOURCE_CHARS,
+    _describe,
+    _js_thread,
+    _main_thread_stack_is_large,
+)
+from statekit.scxml.datamodel import (
+    UNDEFINED,
+    DatamodelLimitError,
+    Event,
+    ExecutionError,
+    SystemVariables,
+)
+
+# One dispatcher global, `__statekit(op, a, b, c)`, non-writable, that closes over the real
+# helpers, so a document that rewrites JSON, eval or Set cannot change what the interpreter sees.
+_PRELUDE = r"""
+(function () {
+  "use strict";
+  const globalEval = globalThis.eval;
+  const FunctionConstructor = Function;
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
+  const isArray = Array.isArray;
+  const defineProperty = Object.defineProperty;
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const identifier = /^[A-Za-z_$][\w$]*$/;
+  const configuration = new Set();
+  const loops = [];
+  const assigners = Object.create(null);
+  let currentEvent, sessionid, sessionName, ioprocessors;
+  const box = function (value) { return stringify({ v: value }); };
+  const unbox = function (json) { return parse(json).v; };
+  // An expression is evaluated in brackets (so `{...}` is an object, not a block); a trailing
+  // `;` some documents write (`new Foo();`) is not part of it.
+  const trailing = /[\s;]+$/;
+  const expression = function (source) { return globalEval("(" + source.replace(trailing, "") + "\n)"); };
+  const readOnly = function (name, get) {
+    defineProperty(globalThis, name, {
+      get: get,
+      set: function () { throw new TypeError(name + " is a read-only system variable"); },
+      enumerable: false, configurable: false,
+    });
+  };
+  readOnly("_event", function () { return currentEvent; });
+  readOnly("_sessionid", function () { return sessionid; });
+  readOnly("_name", function () { return sessionName; });
+  readOnly("_ioprocessors", function () { return ioprocessors; });
+  defineProperty(globalThis, "In", {
+    value: function (id) { return configuration.has(id); }, writable: false, configurable: false,
+  });
+  const legalName = function (name, what) {
+    if (!identifier.test(name)) throw new SyntaxError(what + " '" + name + "' is not a legal variable name");
+  };
+  // Strict mode: assigning to an undeclared name throws instead of creating a global.
+  const assignTo = function (location, value) {
+    let assign = assigners[location];
+    if (assign === undefined) {
+      assign = new FunctionConstructor("__statekit_value", "'use strict'; (" + location + "\n) = __statekit_value;");
+      assigners[location] = assign;
+    }
+    assign(value);
+  };
+  const declare = function (name) {
+    legalName(name, "data id");
+    if (!(name in globalThis)) globalEval("var " + name + ";");
+  };
+  const ops = {
+    start: function (json) {
+      const system = parse(json);
+      sessionid = system.sessionid;
+      sessionName = system.name === null ? undefined : system.name;
+      ioprocessors = system.ioprocessors;
+      return null;
+    },
+    declare: function (name, source, valueJson) {
+      declare(name);
+      if (source !== null) globalThis[name] = expression(source);
+      else if (valueJson !== null) globalThis[name] = unbox(valueJson);
+      return null;
+    },
+    value: function (source) { return box(expression(source)); },
+    cond: function (source) { return !!expression(source); },
+    assign: function (location, source, valueJson) {
+      assignTo(location, source !== null ? expression(source) : unbox(valueJson));
+      return null;
+    },
+    script: function (source) { globalEval(source); return null; },
+    event: function (json) {
+      const e = parse(json);
+      currentEvent = {
+        name: e.name, type: e.type, sendid: e.sendid, origin: e.origin,
+        origintype: e.origintype, invokeid: e.invokeid, data: e.data,
+      };
+      return null;
+    },
+    foreach: function (source, item, index) {
+      const collection = expression(source);
+      if (!isArray(collection)) throw new TypeError("foreach array '" + source + "' is not an array");
+      legalName(item, "foreach item");
+      if (index !== null) legalName(index, "foreach index");
+      declare(item);
+      if (index !== null) declare(index);
+      loops.push({ copy: collection.slice(), item: item, index: index });
+      return collection.length;
+    },
+    step: function (position) {
+      const loop = loops[loops.length - 1];
+      assignTo(loop.item, loop.copy[position]);
+      if (loop.index !== null) assignTo(loop.index, position);
+      return null;
+    },
+    end: function () { loops.pop(); return null; },
+    enter: function (id) { configuration.add(id); return null; },
+    exit: function (id) { configuration.delete(id); return null; },
+    variables: function (namesJson) {
+      const result = {};
+      for (const name of parse(namesJson)) {
+        if (!hasOwn.call(globalThis, name)) continue;
+        const value = globalThis[name];
+        if (typeof value !== "function") result[name] = value;
+      }
+      return box(result);
+    },
+  };
+  defineProperty(globalThis, "__statekit", {
+    value: function (op, a, b, c) { return ops[op](a, b, c); }, writable: false, configurable: false,
+  });
+})();
+"""
+
+_LIMITS = ("interrupted", "out of memory", "call stack", "stack overflow")
+
+
+class EcmascriptDatamodel:
+    """A `Datamodel` whose state lives in one QuickJS context for the whole session."""
+
+    def __init__(self, *, time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
+                 stack_limit: int = DEFAULT_STACK_LIMIT, total_time_limit: float = DEFAULT_TOTAL_TIME_LIMIT) -> None:
+        self.time_limit = time_limit
+        self.memory_limit = memory_limit
+        self.stack_limit = stack_limit
+        self.total_time_limit = total_time_limit
+        self._spent = 0.0
+        self._context: Any = None
+        self._dispatch: Any = None
+        self._owner: int | None = None
+        self._declared: list[str] = []
+        self._broken: str | None = None
+
+    # -- the QuickJS context, on the thread that owns it -------------------------------------
+    def _create(self) -> None:
+        try:
+            import quickjs
+        except ImportError:  # pragma: no cover - a dependency of the package
+            raise DatamodelLimitError("the JavaScript sandbox (quickjs-ng) is not installed") from None
+        context = quickjs.Context()
+        context.set_memory_limit(self.memory_limit)
+        context.set_max_stack_size(self.stack_limit)
+        context.set_time_limit(self.time_limit)
+        context.eval(_PRELUDE)
+        self._context = context
+        self._dispatch = context.get("__statekit")
+
+    def _run(self, op: str, a: Any, b: Any, c: Any) -> Any:
+        if self._dispatch is None:
+            self._create()
+        if self._spent > self.total_time_limit:
+            raise DatamodelLimitError(f"the session's ECMAScript used up its {self.total_time_limit:g} s budget")
+        started = time.monotonic()
+        try:
+            return self._dispatch(op, a, b, c)
+        except Exception as error:  # quickjs.JSException, quickjs.StackOverflow
+            text = _describe(error)
+            if any(limit in text for limit in _LIMITS) or type(error).__name__ == "StackOverflow":
+                # A context that hit a limit may be half-updated: the session cannot go on.
+                self._broken = text
+                raise DatamodelLimitError(f"ECMAScript stopped: {text}") from None
+            raise ExecutionError(text) from None
+        finally:
+            self._spent += time.monotonic() - started
+
+    def _call(self, op: str, a: Any = None, b: Any = None, c: Any = None) -> Any:
+        if self._broken is not None:
+            raise DatamodelLimitError(f"ECMAScript stopped earlier: {self._broken}")
+        for source in (a, b):
+            if isinstance(source, str) and len(source) > MAX_SOURCE_CHARS:
+                raise ExecutionError(f"an expression or script is longer than {MAX_SOURCE_CHARS} characters")
+        here = threading.get_ident()
+        if self._owner is None:
+            on_main = threading.current_thread() is threading.main_thread()
+            self._owner = here if on_main and _main_thread_stack_is_large() else _ON_WORKER
+        elif self._owner not in (here, _ON_WORKER):
+            raise DatamodelLimitError("an ECMAScript datamodel was used from a second thread")
+        if self._owner == here:
+            return self._run(op, a, b, c)
+        run: Callable[[], Any] = lambda: self._run(op, a, b, c)  # noqa: E731
+        return _js_thread().submit(run).result()
+
+    # -- the Datamodel protocol ---------------------------------------------------------------
+    def start(self, system: SystemVariables) -> None:
+        self._call("start", _dumps({"sessionid": system.sessionid, "name": system.name,
+                                    "ioprocessors": system.ioprocessors}))
+
+    def declare(self, name: str, *, expr: str | None = None, value: Any = UNDEFINED) -> None:
+        if name not in self._declared:
+            self._declared.append(name)
+        self._call("declare", name, expr, None if value is UNDEFINED else _box(value))
+
+    def evaluate(self, expr: str) -> Any:
+        return _unbox(self._call("value", expr))
+
+    def condition(self, expr: str) -> bool:
+        return bool(self._call("cond", expr))
+
+    def assign(self, location: str, *, expr: str | None = None, value: Any = UNDEFINED) -> None:
+        self._call("assign", location, expr, _box(value) if expr is None else None)
+
+    def script(self, source: str) -> None:
+        self._call("script", source)
+
+    def set_event(self, event: Event) -> None:
+        self._call("event", _dumps(event.to_json()))
+
+    def foreach(self, array: str, item: str, index: str | None) -> int:
+        return int(self._call("foreach", array, item, index))
+
+    def foreach_step(self, position: int) -> None:
+        self._call("step", position)
+
+    def foreach_end(self) -> None:
+        self._call("end")
+
+    def configuration_changed(self, entered: str | None, exited: str | None) -> None:
+        if entered is not None:
+            self._call("enter", entered)
+        if exited is not None:
+            self._call("exit", exited)
+
+    def variables(self) -> dict[str, Any]:
+        value = _unbox(self._call("variables", json.dumps(self._declared)))
+        return value if isinstance(value, dict) else {}
+
+    def close(self) -> None:
+        self._dispatch = None
+        self._context = None
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_undefined_as_null)
+    except (TypeError, ValueError) as error:
+        raise ExecutionError(f"a value is not JSON: {error}") from None
+
+
+def _undefined_as_null(value: Any) -> Any:
+    if value is UNDEFINED:
+        return None
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _box(value: Any) -> str:
+    return "{}" if value is UNDEFINED else _dumps({"v": value})
+
+
+def _unbox(text: Any) -> Any:
+    if not isinstance(text, str):
+        raise ExecutionError("the datamodel returned a value that is not JSON")
+    boxed = json.loads(text)
+    return boxed.get("v", UNDEFINED) if isinstance(boxed, dict) else UNDEFINED
