@@ -2,7 +2,7 @@
 
 The interpreter never evaluates anything itself: every expression, location and script goes
 through a `Datamodel`. Values that leave the datamodel (event data, send targets, delays) are
-JSON values in Python (`UNDEFINED` for ECMAScript's `undefined`), because events cross from one
+JSON values in Python (the engine's `UNDEFINED` for ECMAScript's `undefined`), because events cross from one
 session to another and each session has its own datamodel.
 """
 
@@ -12,28 +12,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from statekit.engine.evaluation import UNDEFINED as UNDEFINED
+
 SCXML_PROCESSOR = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
 SCXML_PROCESSOR_ALIASES = (SCXML_PROCESSOR, "scxml")
 
 
-class _Undefined:
-    """ECMAScript's `undefined` on the Python side (distinct from JSON `null`, which is None)."""
-
-    _instance: _Undefined | None = None
-
-    def __new__(cls) -> _Undefined:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "undefined"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-UNDEFINED: Any = _Undefined()
 
 
 class ExecutionError(Exception):

@@ -27,6 +27,7 @@ from statekit.engine.sandbox import (
     DEFAULT_TOTAL_TIME_LIMIT,
     MAX_SOURCE_CHARS,
     _describe,
+    _is_fatal,
     _js_thread,
     _main_thread_stack_is_large,
 )
@@ -155,9 +156,6 @@ _PRELUDE = r"""
 })();
 """
 
-_LIMITS = ("interrupted", "out of memory", "call stack", "stack overflow")
-
-
 class EcmascriptDatamodel:
     """A `Datamodel` whose state lives in one QuickJS context for the whole session."""
 
@@ -198,7 +196,7 @@ class EcmascriptDatamodel:
             return self._dispatch(op, a, b, c)
         except Exception as error:  # quickjs.JSException, quickjs.StackOverflow
             text = _describe(error)
-            if any(limit in text for limit in _LIMITS) or type(error).__name__ == "StackOverflow":
+            if _is_fatal(error):
                 # A context that hit a limit may be half-updated: the session cannot go on.
                 self._broken = text
                 raise DatamodelLimitError(f"ECMAScript stopped: {text}") from None

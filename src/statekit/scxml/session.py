@@ -89,6 +89,8 @@ class Session:
         self.initial_values = initial_values or {}
         self.datamodel = make_datamodel(document.datamodel)
         self.configuration: set[State] = set()
+        #: The configuration the session was in when it ended (it is empty after the end).
+        self.ended_configuration: set[State] = set()
         self.states_to_invoke: set[State] = set()
         self.history: dict[State, list[State]] = {}
         self.internal: deque[Event] = deque()
@@ -97,12 +99,15 @@ class Session:
         self.first_entry: set[State] = set(document.ordered)
         self.running = False
         self.cancelled = False
+        #: A session that ended frees its datamodel, unless a caller still wants to read it.
+        self.close_datamodel_on_exit = True
         #: The id of the top-level final state the session ended in, if it did.
         self.final: str | None = None
         self.error: str | None = None
         self.logs: list[tuple[str | None, Any]] = []
         self.steps: list[Step] = []
         self.raised: list[str] = []
+        self.errors: list[str] = []
         self.sent: list[dict[str, Any]] = []
         self._ids = 0
 
@@ -233,6 +238,7 @@ class Session:
             self.error = str(error)
 
     def exit_interpreter(self) -> None:
+        self.ended_configuration = set(self.configuration)
         for state in sorted(self.configuration, key=_order, reverse=True):
             for block in state.onexit:
                 self.execute_block(block)
@@ -241,7 +247,8 @@ class Session:
             if state.kind == "final" and state.parent is self.doc.root and not self.cancelled:
                 self.system.return_done_event(self, self.done_data(state))
         self.system.session_ended(self)
-        self.datamodel.close()
+        if self.close_datamodel_on_exit:
+            self.datamodel.close()
 
     # -- selecting transitions ----------------------------------------------------------------
     def _atomic_states(self) -> list[State]:
@@ -471,6 +478,7 @@ class Session:
     def raise_error(self, name: str, message: str, sendid: str | None = None) -> None:
         self.internal.append(Event(name, "platform", sendid=sendid, data={"message": message}))
         self.raised.append(name)
+        self.errors.append(f"{name}: {message}")
 
     def execute_block(self, elements: list[ET.Element]) -> None:
         """Run one block; the first element that fails ends it with error.execution (SCXML 4.9)."""
@@ -681,6 +689,10 @@ class Session:
 
     def active_state_ids(self) -> list[str]:
         return [s.id for s in sorted(self.configuration, key=_order)]
+
+    def reported_configuration(self) -> set[State]:
+        """The configuration, or the one the session ended in."""
+        return self.configuration if self.running else self.ended_configuration
 
 
 def _order(state: State) -> int:

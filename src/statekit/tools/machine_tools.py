@@ -138,6 +138,10 @@ register(
 def _simulate(arguments: dict[str, Any]) -> dict[str, Any]:
     if "machine" not in arguments:
         raise ToolError("invalid_input", "`machine` is required")
+    if _is_scxml(arguments["machine"]):
+        return _simulate_scxml(arguments)
+    if arguments.get("runUntilIdle"):
+        raise ToolError("invalid_input", "`runUntilIdle` applies to SCXML documents only")
     events = normalize_events(arguments.get("events"))
     guards = arguments.get("guards")
     if guards is not None and not isinstance(guards, dict):
@@ -148,6 +152,27 @@ def _simulate(arguments: dict[str, Any]) -> dict[str, Any]:
     if read.get("assumed"):
         result["normalization"]["assumed"] = read["assumed"]
     return result
+
+
+def _is_scxml(machine: Any) -> bool:
+    from statekit.formats import detect_format
+
+    try:
+        return isinstance(machine, str) and detect_format(machine) == "scxml"
+    except ToolError:
+        return False
+
+
+def _simulate_scxml(arguments: dict[str, Any]) -> dict[str, Any]:
+    """SCXML runs with its own semantics: its conditions are evaluated, so no guard is given."""
+    from statekit.analysis.simulate_scxml import simulate_scxml
+
+    for name in ("guards", "input"):
+        if arguments.get(name) is not None:
+            raise ToolError("invalid_input", f"`{name}` does not apply to SCXML: the document's datamodel "
+                                             "evaluates its own conditions and data")
+    return simulate_scxml(arguments["machine"], arguments.get("events"),
+                          run_until_idle=bool(arguments.get("runUntilIdle")))
 
 
 def _source_implementations(machine: Any, read: dict[str, Any]) -> dict[str, Any] | None:
@@ -197,7 +222,10 @@ register(
             f"Runs up to {MAX_EVENTS} events through a machine with XState v5 semantics and returns a step-by-step "
             "trace: state value, context, status, tags, output and the executable actions of each step. Named "
             "guards take the boolean given in `guards` (default true, listed in normalization.assumedGuards). "
-            "Feed delayed and actor events yourself, e.g. xstate.after.1000.<stateId> or xstate.done.actor.<id>."
+            "Feed delayed and actor events yourself, e.g. xstate.after.1000.<stateId> or xstate.done.actor.<id>. "
+            "An SCXML document runs with SCXML semantics instead (W3C algorithm, ECMAScript datamodel in a "
+            "sandbox, nothing assumed): each step adds its configuration, raised and sent events and logs; "
+            "{advanceMs: n} items let virtual time pass (delayed sends fire), runUntilIdle runs the clock on."
         ),
         input_schema={
             "type": "object",
@@ -207,8 +235,13 @@ register(
                     "type": "array",
                     "maxItems": MAX_EVENTS,
                     "items": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"type": {"type": "string"}},
-                                                              "required": ["type"]}]},
+                                                              "required": ["type"]},
+                                        {"type": "object", "description": "SCXML only: let virtual time pass",
+                                         "properties": {"advanceMs": {"type": "number", "minimum": 0}},
+                                         "required": ["advanceMs"]}]},
                 },
+                "runUntilIdle": {"type": "boolean", "description": "SCXML only: after the events, advance the "
+                                 "virtual clock until no delayed event is pending (or the session ends)."},
                 "input": {"description": "The machine input, given to the xstate.init event."},
                 "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
                            "description": "Static results for named guards."},
