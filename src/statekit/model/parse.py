@@ -259,6 +259,10 @@ def _parse_transition_list(
     invoke_index: int | None = None,
 ) -> list[Transition]:
     items = value if isinstance(value, list | tuple) else [value]
+    if kind == "after" and isinstance(value, list | tuple):
+        # XState spreads each item of an `after` array into an object: a string there has no
+        # `target` (`{0: "b"}`), so it is a targetless transition, unlike in `on` or `always`.
+        items = [{} if isinstance(item, str) else item for item in items]
     return [
         _parse_transition(item, node_id, kind, descriptor, f"{where}[{index}]" if len(items) > 1 else where,
                           index=index, delay=delay, delay_key=delay_key, invoke_index=invoke_index)

@@ -64,7 +64,7 @@ def _state_to_config(node: StateNode) -> dict[str, Any]:
     for descriptor, group in _groups(node.transitions, "on"):
         on[descriptor] = _transition_group(group)
     for _, group in _groups(node.transitions, "after"):
-        after[group[0].delay_key or _delay_key(group[0].delay)] = _transition_group(group)
+        after[group[0].delay_key or _delay_key(group[0].delay)] = _transition_group(group, in_after=True)
     if on:
         config["on"] = on
     always = [t for t in node.transitions if t.kind == "always"]
@@ -97,9 +97,15 @@ def _groups(transitions: tuple[Transition, ...], kind: str) -> list[tuple[str, l
     return list(grouped.items())
 
 
-def _transition_group(group: list[Transition]) -> Any:
+def _transition_group(group: list[Transition], in_after: bool = False) -> Any:
     items = [transition_to_config(t) for t in group]
-    return items[0] if len(items) == 1 else items
+    if len(items) == 1:
+        return items[0]
+    if in_after:
+        # XState reads a lone `after` string as a target but spreads each item of an `after`
+        # array as an object: a string there becomes a targetless transition.
+        items = [{"target": item} if isinstance(item, str) else item for item in items]
+    return items
 
 
 def transition_to_config(transition: Transition) -> Any:
