@@ -21,13 +21,16 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
-MACHINES = ("flat", "player")
+MACHINES = ("flat", "player", "workflow", "wide", "timers")
+#: Machines whose spec a script builds (the others are bench/machines/NAME.json).
+GENERATED = {"wide": BENCH / "machines" / "wide.py"}
 WORKER_TIMEOUT_SECONDS = 300
 
 
@@ -43,6 +46,11 @@ class PeerSpec:
 PEERS = (
     PeerSpec("statekit-actor", "python", ("peers/peer_statekit.py", "--api", "actor")),
     PeerSpec("statekit-transition", "python", ("peers/peer_statekit.py", "--api", "transition")),
+    PeerSpec(
+        "statekit-js-guards",
+        "python",
+        ("peers/peer_statekit.py", "--api", "transition", "--guards", "js"),
+    ),
     PeerSpec("xstate-actor", "node", ("node/peer.mjs", "--peer", "actor")),
     PeerSpec("xstate-transition", "node", ("node/peer.mjs", "--peer", "transition")),
     PeerSpec("xstate-statemachine", "python", ("peers/peer_xstate_statemachine.py",)),
@@ -74,7 +82,50 @@ def ensure_node_modules() -> str | None:
     return None
 
 
-def run_worker(peer: PeerSpec, machine: str, args: argparse.Namespace) -> dict[str, Any]:
+def load_spec(machine: str) -> dict[str, Any]:
+    """A machine's spec as committed, or as its generator script builds it."""
+    script = GENERATED.get(machine)
+    if script is None:
+        spec: dict[str, Any] = json.loads((BENCH / "machines" / f"{machine}.json").read_text())
+        return spec
+    completed = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True
+    )
+    generated: dict[str, Any] = json.loads(completed.stdout)
+    return generated
+
+
+def prepare_spec(machine: str, directory: Path) -> tuple[Path, dict[str, Any]]:
+    """Write the spec with XState's own trace of its events (and its contexts, if any).
+
+    Every worker, XState's included, checks its peer against this trace step by step; a
+    trace the spec itself records (flat, player) must agree with XState's first.
+    """
+    spec = load_spec(machine)
+    path = directory / f"{machine}.json"
+    path.write_text(json.dumps(spec))
+    completed = subprocess.run(
+        ["node", str(BENCH / "node" / "peer.mjs"), "--trace", "--machine", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=WORKER_TIMEOUT_SECONDS,
+    )
+    reference: dict[str, Any] = json.loads(completed.stdout.strip().splitlines()[-1])
+    if "error" in reference:
+        raise RuntimeError(f"{machine}: XState could not run the machine: {reference['error']}")
+    if sorted(reference["initial"]) != sorted(spec["initial"]):
+        raise RuntimeError(f"{machine}: XState starts in {reference['initial']}")
+    recorded = spec.get("trace")
+    if recorded is not None and [sorted(c) for c in recorded] != reference["trace"]:
+        raise RuntimeError(f"{machine}: the recorded trace differs from XState's")
+    spec["trace"] = reference["trace"]
+    if any(context for context in reference["contexts"]):
+        spec["contexts"] = reference["contexts"]
+    path.write_text(json.dumps(spec))
+    return path, spec
+
+
+def run_worker(peer: PeerSpec, spec_path: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Run one worker subprocess and parse its JSON line."""
     runtime = [sys.executable] if peer.runtime == "python" else ["node", "--expose-gc"]
     command = [
@@ -82,7 +133,7 @@ def run_worker(peer: PeerSpec, machine: str, args: argparse.Namespace) -> dict[s
         str(BENCH / peer.argv[0]),
         *peer.argv[1:],
         "--machine",
-        str(BENCH / "machines" / f"{machine}.json"),
+        str(spec_path),
         "--events",
         str(args.events),
         "--seconds",
@@ -287,9 +338,13 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit(f"unknown peers: {', '.join(sorted(unknown))}")
     peers = [p for p in PEERS if p.key in wanted]
     machines = args.machines.split(",")
-    node_problem = ensure_node_modules() if any(p.runtime == "node" for p in peers) else None
+    node_problem = ensure_node_modules()
 
     load_before = os.getloadavg()[0]
+    if node_problem:
+        sys.exit(f"XState's trace is the reference and node cannot run: {node_problem}")
+    workdir = Path(tempfile.mkdtemp(prefix="statekit-bench-"))
+    specs = {machine: prepare_spec(machine, workdir) for machine in machines}
     all_results: dict[str, dict[str, dict[str, Any]]] = {m: {} for m in machines}
     # Rounds interleave the peers, so that a burst of load from elsewhere on the machine
     # hits every peer alike instead of one peer's whole measurement.
@@ -305,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
                 if peer.runtime == "node" and node_problem:
                     result: dict[str, Any] = {"error": node_problem}
                 else:
-                    result = run_worker(peer, machine, args)
+                    result = run_worker(peer, specs[machine][0], args)
                 previous = all_results[machine].get(peer.key)
                 all_results[machine][peer.key] = merge_rounds(previous, result)
                 rate = result.get("events_per_second")
@@ -313,10 +368,7 @@ def main(argv: list[str] | None = None) -> int:
 
     elapsed = time.perf_counter() - started
     command = " ".join(["python", "bench/engine.py", *(argv if argv is not None else sys.argv[1:])])
-    titles = {
-        name: json.loads((BENCH / "machines" / f"{name}.json").read_text())["title"]
-        for name in machines
-    }
+    titles = {name: specs[name][1]["title"] for name in machines}
     report = environment_lines(command, elapsed, load_before)
     for machine in machines:
         report += machine_table(titles[machine], all_results[machine], [p.key for p in peers])

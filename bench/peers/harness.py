@@ -13,6 +13,13 @@ A worker is one process for one (peer, machine) pair. It:
 
 It prints one JSON object on stdout. Garbage collection stays enabled during a repeat
 (allocation is part of an engine's cost); a full collection runs before each repeat.
+
+A spec's cycle holds event types or event objects (with a payload); an item
+``{"type": "$advance", "ms": N}`` moves the peer's simulated clock instead of sending an
+event. A spec with ``"walk": true`` is not periodic: its cycle is one long stream, a repeat
+sends a prefix of it, and ``trace`` has one configuration per item. ``contexts``, when the
+spec has them (XState's context after each item), are compared too by peers that can show a
+context in XState's shape (``Instance.context``).
 """
 
 from __future__ import annotations
@@ -31,8 +38,21 @@ CALIBRATION_SECONDS = 0.2
 VALIDATION_CYCLES = 2
 
 
+ADVANCE = "$advance"
+
+
+def event_type(item: Any) -> str:
+    """The type of a cycle item (a type string or an event object)."""
+    return item if isinstance(item, str) else str(item["type"])
+
+
+def event_object(item: Any) -> dict[str, Any]:
+    """A cycle item as an XState event object."""
+    return {"type": item} if isinstance(item, str) else dict(item)
+
+
 class Instance(Protocol):
-    """A started machine of one peer."""
+    """A started machine of one peer (it may also have `context()`, in XState's shape)."""
 
     def run(self, events: Sequence[Any]) -> None:
         """Send every event, in order (this is the timed loop)."""
@@ -47,8 +67,8 @@ class Peer(Protocol):
     label: str
     version: str
 
-    def encode(self, event_type: str) -> Any:
-        """The event object this peer's send takes for an event type (prepared untimed)."""
+    def encode(self, item: Any) -> Any:
+        """What this peer's run takes for one cycle item (prepared untimed)."""
 
     def new_instance(self) -> Instance:
         """A fresh instance, started, in the machine's initial state."""
@@ -71,12 +91,18 @@ def _expected_after(spec: dict[str, Any], count: int) -> list[str]:
     if count == 0:
         return sorted(spec["initial"])
     trace = spec["trace"]
+    if spec.get("walk"):
+        return sorted(trace[count - 1])
     return sorted(trace[(count - 1) % len(trace)])
 
 
-def _events(peer: Peer, spec: dict[str, Any], count: int) -> list[Any]:
-    encoded = [peer.encode(event_type) for event_type in spec["cycle"]]
-    return [encoded[index % len(encoded)] for index in range(count)]
+def _events(peer: Peer, spec: dict[str, Any], count: int, start: int = 0) -> list[Any]:
+    """Items `start` to `start + count` of the (repeated, unless a walk) cycle, encoded."""
+    cycle = spec["cycle"]
+    if spec.get("walk"):
+        return [peer.encode(item) for item in cycle[start:start + count]]
+    encoded = [peer.encode(item) for item in cycle]
+    return [encoded[index % len(encoded)] for index in range(start, start + count)]
 
 
 def validate(peer: Peer, spec: dict[str, Any]) -> str | None:
@@ -85,13 +111,20 @@ def validate(peer: Peer, spec: dict[str, Any]) -> str | None:
     if sorted(instance.leaves()) != _expected_after(spec, 0):
         return f"initial configuration {sorted(instance.leaves())} != {spec['initial']}"
     cycle = spec["cycle"]
-    for step in range(VALIDATION_CYCLES * len(cycle)):
-        event_type = cycle[step % len(cycle)]
-        instance.run([peer.encode(event_type)])
+    contexts = spec.get("contexts")
+    context_of = getattr(instance, "context", None)
+    steps = len(cycle) if spec.get("walk") else VALIDATION_CYCLES * len(cycle)
+    for step in range(steps):
+        item = cycle[step % len(cycle)]
+        instance.run([peer.encode(item)])
         expected = _expected_after(spec, step + 1)
         actual = sorted(instance.leaves())
         if actual != expected:
-            return f"after event #{step + 1} ({event_type}): {actual} != {expected}"
+            return f"after event #{step + 1} ({item}): {actual} != {expected}"
+        if contexts and context_of is not None:
+            context, expected_context = context_of(), contexts[step % len(contexts)]
+            if context != expected_context:
+                return f"context after event #{step + 1} ({item}): {context} != {expected_context}"
     return None
 
 
@@ -103,12 +136,14 @@ def _rate_estimate(peer: Peer, spec: dict[str, Any]) -> float:
 
 def _rate_window(peer: Peer, spec: dict[str, Any]) -> float:
     instance = peer.new_instance()
-    chunk = len(spec["cycle"]) * 10
+    chunk = min(len(spec["cycle"]) * 10, 1000)
     sent = 0
     started = time.perf_counter()
     elapsed = 0.0
     while elapsed < CALIBRATION_SECONDS:
-        instance.run(_events(peer, spec, chunk))
+        if spec.get("walk") and sent + chunk > len(spec["cycle"]):
+            break
+        instance.run(_events(peer, spec, chunk, sent))
         sent += chunk
         chunk *= 2
         elapsed = time.perf_counter() - started
@@ -127,8 +162,10 @@ def measure(
     rate = _rate_estimate(peer, spec)
     cycle_length = len(spec["cycle"])
     count = int(min(max_events, max(cycle_length * 20, rate * seconds)))
-    # An event count that is not a whole number of cycles makes the final check sharper.
-    if count % cycle_length == 0:
+    if spec.get("walk"):
+        count = min(count, cycle_length)
+    elif count % cycle_length == 0:
+        # An event count that is not a whole number of cycles makes the final check sharper.
         count += 1
     events = _events(peer, spec, count)
     expected_final = _expected_after(spec, count)
