@@ -47,20 +47,30 @@ def matches_event_descriptor(event_type: str, descriptor: str) -> bool:
     return True
 
 
+#: Candidate lists kept per node with wildcard descriptors before its cache is cleared: event
+#: types can be unbounded (`order.<id>.updated`), the memory must not be.
+MAX_CANDIDATE_TYPES = 256
+_NO_CANDIDATES: list[RuntimeTransition] = []
+
+
 def candidates(node: Node, event_type: str) -> list[RuntimeTransition]:
     """`getCandidates`: the exact match first, then wildcards, longest descriptor first."""
-    cached = node.candidates.get(event_type)
+    if not node.wildcards:  # only an exact descriptor can match: nothing to compute or keep
+        return node.transitions.get(event_type) or _NO_CANDIDATES
+    cache = node.candidates
+    cached = cache.get(event_type)
     if cached is not None:
         return cached
-    exact = node.transitions.get(event_type)
     wildcard_keys = [
-        key for key in node.transitions if key != event_type and matches_event_descriptor(event_type, key)
+        key for key in node.wildcards if key != event_type and matches_event_descriptor(event_type, key)
     ]
     wildcard_keys.sort(key=len, reverse=True)  # stable, like Array.prototype.sort
-    result = list(exact or ())
+    result = list(node.transitions.get(event_type) or ())
     for key in wildcard_keys:
         result.extend(node.transitions[key])
-    node.candidates[event_type] = result
+    if len(cache) >= MAX_CANDIDATE_TYPES:
+        cache.clear()
+    cache[event_type] = result
     return result
 
 
@@ -111,7 +121,11 @@ def transition_node(node: Node, value: Any, snapshot: Snapshot, event: Event,
     The walk follows the value, not the node tree: after a machine is done its node list is
     reversed, and a corrupted configuration (two active children of one compound state) reads
     as a parallel value; XState selects by the value in both cases, and so does this.
+    A subtree where no transition is declared for the event has no candidate to find: it is
+    skipped (the value's keys are always child keys, as the value is read from the nodes).
     """
+    if not node.wildcard_below and event["type"] not in node.handled:
+        return None
     if isinstance(value, str):  # transitionAtomicNode
         inner = node_next(_child_by_key(node, value), snapshot, event, probe)
         return inner or node_next(node, snapshot, event, probe)

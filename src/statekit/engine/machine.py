@@ -15,6 +15,7 @@ from statekit.engine.implementations import Implementations
 from statekit.engine.snapshot import to_state_value
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import Action, Guard, MachineModel, StateNode, Transition
+from statekit.model.jsorder import is_array_index
 from statekit.model.parse import parse_machine
 from statekit.model.resolve import Resolver
 
@@ -29,12 +30,15 @@ class Node:
         "ancestors",
         "candidates",
         "children",
+        "descendants",
         "entry",
         "exit",
+        "handled",
         "has_output",
         "history",
         "history_children",
         "id",
+        "index_keyed_children",
         "initial_actions",
         "initial_target",
         "invoke",
@@ -49,6 +53,8 @@ class Node:
         "tags",
         "transitions",
         "type",
+        "wildcard_below",
+        "wildcards",
     )
 
     def __init__(self, machine: Machine, model: StateNode, parent: Node | None, order: int) -> None:
@@ -77,8 +83,18 @@ class Node:
         self.always: list[RuntimeTransition] | None = None
         self.initial_target: list[Node] = []
         self.initial_actions: list[Action] = []
+        #: Candidates per event type, for nodes with wildcard descriptors only (bounded).
         self.candidates: dict[str, list[RuntimeTransition]] = {}
         self.after_count = 0
+        # Per-machine facts the algorithm would otherwise recompute per event (see
+        # `Machine._precompute`): proper descendants, the event types some transition of this
+        # node or a descendant is declared for, this node's wildcard descriptors.
+        self.descendants: frozenset[Node] = frozenset()
+        self.handled: frozenset[str] = frozenset()
+        self.wildcards: tuple[str, ...] = ()
+        self.wildcard_below = False
+        #: Whether a child key is an array index (then JS lists it first in a state value).
+        self.index_keyed_children = False
 
     def __repr__(self) -> str:
         return f"<Node {self.id}>"
@@ -97,7 +113,8 @@ _HISTORY_DEPENDENT = object()
 class RuntimeTransition:
     """A transition with resolved targets (XState's `TransitionDefinition`)."""
 
-    __slots__ = ("actions", "delay", "domain", "event", "guard", "model", "reenter", "source", "target")
+    __slots__ = ("actions", "delay", "domain", "entry_template", "event", "guard", "model", "reenter", "source",
+                 "target")
 
     def __init__(
         self,
@@ -122,6 +139,9 @@ class RuntimeTransition:
         #: not depend on recorded history); `_UNKNOWN` until first computed.
         history_target = any(t.type == "history" for t in target or ())
         self.domain: Any = _HISTORY_DEPENDENT if history_target else _UNKNOWN
+        #: What taking this transition alone enters, when that depends on nothing but the
+        #: transition (see `plan.entry_template`); `_UNKNOWN` until first needed.
+        self.entry_template: Any = _UNKNOWN
 
     def __repr__(self) -> str:
         targets = [t.id for t in self.target] if self.target else None
@@ -156,6 +176,7 @@ class Machine:
         self._resolver = Resolver(model)
         for node in self.nodes:
             self._initialize(node)
+        self._precompute()
 
     @classmethod
     def from_config(cls, config: Any, implementations: Implementations | None = None,
@@ -227,6 +248,23 @@ class Machine:
             node.transitions.setdefault(transition.event, []).append(
                 self._runtime_transition(node, transition)
             )
+
+    def _precompute(self) -> None:
+        """Facts about the tree that XState recomputes per event, computed once, leaves first."""
+        for node in reversed(self.nodes):  # pre-order reversed: children before parents
+            handled = set(node.transitions)
+            descendants: set[Node] = set()
+            node.wildcards = tuple(key for key in node.transitions if key == "*" or key.endswith(".*"))
+            below = bool(node.wildcards)
+            for child in node.children.values():
+                handled |= child.handled
+                descendants.add(child)
+                descendants |= child.descendants
+                below = below or child.wildcard_below
+            node.handled = frozenset(handled)
+            node.descendants = frozenset(descendants)
+            node.wildcard_below = below
+            node.index_keyed_children = any(is_array_index(key) for key in node.children)
 
     def _runtime_transition(self, node: Node, transition: Transition) -> RuntimeTransition:
         if transition.extra.get("cond"):

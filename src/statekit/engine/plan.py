@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from statekit.engine.machine import Node, RuntimeTransition
+from statekit.engine.machine import _UNKNOWN, Node, RuntimeTransition
 from statekit.model.core import Action
 
 HistoryValue = Mapping[str, tuple[Node, ...]]
@@ -67,35 +67,24 @@ def plan_key(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], hist
 
 def build_plan(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], history: HistoryValue,
                is_initial: bool) -> MicrostepPlan:
-    """Compute the plan with XState's set algorithms (see `algorithm.py`)."""
+    """Compute the plan with XState's set algorithms (see `algorithm.py`).
+
+    One transition whose entry set is fixed (`entry_template`) takes a shorter road: only its
+    exit set, which depends on the active nodes, is computed; the result is the same.
+    """
+    if len(transitions) == 1 and not is_initial:
+        template = entry_template(transitions[0])
+        if template is not None:
+            return _plan_with_template(transitions[0], template, nodes, history)
     from statekit.engine.algorithm import (
         EntrySet,
         compute_entry_set,
-        compute_exit_set,
-        is_in_final_state,
         remove_conflicting_transitions,
     )
 
     active: dict[Node, None] = dict.fromkeys(nodes)
     filtered = remove_conflicting_transitions(transitions, active, history)
-    exits: list[tuple[Node, tuple[Action, ...]]] = []
-    updates: list[tuple[str, tuple[Node, ...]]] | None = None
-    if not is_initial:
-        to_exit = compute_exit_set(filtered, active, history)
-        to_exit.sort(key=lambda n: -n.order)
-        for exiting in to_exit:
-            for history_node in exiting.history_children:
-                if history_node.history == "deep":
-                    recorded = tuple(n for n in active if n.type in ("atomic", "final") and n.is_descendant_of(exiting))
-                else:
-                    recorded = tuple(n for n in active if n.parent is exiting)
-                if updates is None:
-                    updates = []
-                updates.append((history_node.id, recorded))
-        for exiting in to_exit:
-            stops = tuple(Action(type="xstate.stopChild", fields={"actorRef": inv.id}) for inv in exiting.invoke)
-            exits.append((exiting, (*exiting.exit, *stops)))
-            del active[exiting]
+    exits, updates = ((), None) if is_initial else _exit_steps(filtered, active, history)
     history_after: HistoryValue = {**history, **dict(updates)} if updates is not None else history
 
     to_enter = EntrySet()
@@ -108,41 +97,143 @@ def build_plan(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], hi
     completed: set[Node] = set()
     for entering in sorted(to_enter, key=lambda n: n.order):
         active[entering] = None
-        actions: list[Action] = list(entering.entry)
-        sync_snapshot = any(t.kind == "invoke.onSnapshot" for t in entering.model.transitions)
-        for invoke in entering.invoke:
-            fields: dict[str, object] = {"src": invoke.src, "id": invoke.id, "systemId": invoke.system_id,
-                                         "syncSnapshot": sync_snapshot}
-            if invoke.has_input:
-                fields["input"] = invoke.input
-            actions.append(Action(type="xstate.spawnChild", fields=fields))
-        if entering in for_default_entry:
-            actions.extend(entering.initial_actions)
-        final: FinalEntry | None = None
-        if entering.type == "final":
-            parent = entering.parent
-            marker = parent if parent is not None and parent.type == "parallel" else (parent.parent if parent else None)
-            completion = marker or entering
-            parallel_done: list[str] = []
-            while marker is not None and marker.type == "parallel" and marker not in completed and is_in_final_state(active, marker):
-                completed.add(marker)
-                parallel_done.append(marker.id)
-                completion = marker
-                marker = marker.parent
-            final = FinalEntry(
-                parent_done_id=parent.id if parent is not None and parent.type == "compound" else None,
-                parallel_done_ids=tuple(parallel_done),
-                machine_done=marker is None,
-                completion=completion,
-            )
-        entries.append(EntryStep(entering, tuple(actions), tuple(inv.id for inv in entering.invoke), final))
-    same = len(nodes) == len(active) and all(node in active for node in nodes)
+        entries.append(_entry_step(entering, entering in for_default_entry, active, completed))
     return MicrostepPlan(
         filtered=tuple(filtered),
-        exits=tuple(exits),
-        history_updates=tuple(updates) if updates is not None else None,
+        exits=exits,
+        history_updates=updates,
         transition_actions=tuple(action for t in filtered for action in t.actions),
         entries=tuple(entries),
         next_nodes=tuple(active),
-        same_nodes=same,
+        same_nodes=_same_nodes(nodes, active),
+    )
+
+
+def _same_nodes(nodes: tuple[Node, ...], active: dict[Node, None]) -> bool:
+    return len(nodes) == len(active) and all(node in active for node in nodes)
+
+
+def _exit_steps(
+    filtered: list[RuntimeTransition], active: dict[Node, None], history: HistoryValue
+) -> tuple[tuple[tuple[Node, tuple[Action, ...]], ...], tuple[tuple[str, tuple[Node, ...]], ...] | None]:
+    """`computeExitSet`, the history it records, and the exit actions; removes the exited from `active`."""
+    from statekit.engine.algorithm import compute_exit_set
+
+    to_exit = compute_exit_set(filtered, active, history)
+    to_exit.sort(key=lambda n: -n.order)
+    updates: list[tuple[str, tuple[Node, ...]]] | None = None
+    for exiting in to_exit:
+        for history_node in exiting.history_children:
+            if history_node.history == "deep":
+                recorded = tuple(n for n in active if n.type in ("atomic", "final") and n.is_descendant_of(exiting))
+            else:
+                recorded = tuple(n for n in active if n.parent is exiting)
+            if updates is None:
+                updates = []
+            updates.append((history_node.id, recorded))
+    exits: list[tuple[Node, tuple[Action, ...]]] = []
+    for exiting in to_exit:
+        stops = tuple(Action(type="xstate.stopChild", fields={"actorRef": inv.id}) for inv in exiting.invoke)
+        exits.append((exiting, (*exiting.exit, *stops)))
+        del active[exiting]
+    return tuple(exits), tuple(updates) if updates is not None else None
+
+
+def _entry_step(entering: Node, default_entry: bool, active: dict[Node, None], completed: set[Node]) -> EntryStep:
+    """What entering one state does: entry actions, invokes, initial actions, done events.
+
+    `active` already holds `entering` and everything entered before it; `completed` collects
+    the parallel states whose completion an earlier entry of this microstep reported.
+    """
+    from statekit.engine.algorithm import is_in_final_state
+
+    actions: list[Action] = list(entering.entry)
+    sync_snapshot = any(t.kind == "invoke.onSnapshot" for t in entering.model.transitions)
+    for invoke in entering.invoke:
+        fields: dict[str, object] = {"src": invoke.src, "id": invoke.id, "systemId": invoke.system_id,
+                                     "syncSnapshot": sync_snapshot}
+        if invoke.has_input:
+            fields["input"] = invoke.input
+        actions.append(Action(type="xstate.spawnChild", fields=fields))
+    if default_entry:
+        actions.extend(entering.initial_actions)
+    final: FinalEntry | None = None
+    if entering.type == "final":
+        parent = entering.parent
+        marker = parent if parent is not None and parent.type == "parallel" else (parent.parent if parent else None)
+        completion = marker or entering
+        parallel_done: list[str] = []
+        while marker is not None and marker.type == "parallel" and marker not in completed and is_in_final_state(active, marker):
+            completed.add(marker)
+            parallel_done.append(marker.id)
+            completion = marker
+            marker = marker.parent
+        final = FinalEntry(
+            parent_done_id=parent.id if parent is not None and parent.type == "compound" else None,
+            parallel_done_ids=tuple(parallel_done),
+            machine_done=marker is None,
+            completion=completion,
+        )
+    return EntryStep(entering, tuple(actions), tuple(inv.id for inv in entering.invoke), final)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryTemplate:
+    """What one transition taken alone enters, in entry order (see `entry_template`)."""
+
+    entries: tuple[EntryStep, ...]
+
+
+class _WatchedHistory(dict[str, tuple[Node, ...]]):
+    """An empty history that notes whether the entry computation ever looked into it."""
+
+    consulted = False
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        self.consulted = True
+        return super().get(key, default)
+
+
+def entry_template(transition: RuntimeTransition) -> EntryTemplate | None:
+    """The entry set of `transition` alone, when it depends on nothing but the transition.
+
+    XState's `computeEntrySet` for one transition reads only the transition, the tree and,
+    through history states (targeted or reached by initial states), the recorded history.
+    So when computing it never consults the history and enters no final state (whose done
+    events depend on the other active states), the result holds in every configuration:
+    it is computed once per transition. None: computed per microstep instead.
+    """
+    cached = transition.entry_template
+    if cached is not _UNKNOWN:
+        result: EntryTemplate | None = cached
+        return result
+    from statekit.engine.algorithm import EntrySet, compute_entry_set
+
+    watched = _WatchedHistory()
+    to_enter = EntrySet()
+    for_default_entry: dict[Node, None] = {}
+    compute_entry_set([transition], watched, for_default_entry, to_enter)
+    template: EntryTemplate | None = None
+    if not watched.consulted and all(node.type != "final" for node in to_enter):
+        ordered = sorted(to_enter, key=lambda n: n.order)
+        template = EntryTemplate(tuple(_entry_step(node, node in for_default_entry, {}, set()) for node in ordered))
+    transition.entry_template = template
+    return template
+
+
+def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, nodes: tuple[Node, ...],
+                        history: HistoryValue) -> MicrostepPlan:
+    """`build_plan` for one transition with a fixed entry set: exits computed, entries reused."""
+    active: dict[Node, None] = dict.fromkeys(nodes)
+    exits, updates = _exit_steps([transition], active, history) if transition.target else ((), None)
+    for entry in template.entries:
+        active[entry.node] = None
+    return MicrostepPlan(
+        filtered=(transition,),
+        exits=exits,
+        history_updates=updates,
+        transition_actions=tuple(transition.actions),
+        entries=template.entries,
+        next_nodes=tuple(active),
+        same_nodes=_same_nodes(nodes, active),
     )

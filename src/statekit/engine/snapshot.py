@@ -161,39 +161,66 @@ def _is_json(value: Any) -> bool:
 
 
 def state_value(machine: Machine, nodes: tuple[Node, ...]) -> StateValue:
-    """XState's `getStateValue(root, _nodes)`: complete the set, then read the adjacency."""
+    """XState's `getStateValue(root, _nodes)`: complete the set, then read the adjacency.
+
+    Children are listed in `_nodes` order, then in `Object.keys` order (array-index keys
+    first), as XState's object would list them. The node list of a snapshot is complete
+    (every active node's parent, an active child of every compound state, every region of a
+    parallel one), except a set given from outside (a restored value), which is completed
+    first with `getAllStateNodes`.
+    """
     from statekit.engine.algorithm import all_state_nodes
 
-    result = _value_from_adjacency(machine.root, _adjacency(dict.fromkeys(all_state_nodes(nodes))))
-    return result if isinstance(result, str) else _js_ordered(result)
+    adjacency = _adjacency(nodes, check=True)
+    if adjacency is None:
+        adjacency = _adjacency(all_state_nodes(nodes), check=False)
+        assert adjacency is not None
+    root = machine.root
+    if root not in adjacency:
+        return {}
+    return _value_from_adjacency(root, adjacency)
 
 
-def _adjacency(nodes: Mapping[Node, None]) -> dict[Node, list[Node]]:
-    adjacency: dict[Node, list[Node]] = {}
+def _adjacency(nodes: tuple[Node, ...], *, check: bool) -> dict[Node, list[Node]] | None:
+    """The active children of each active node; with `check`, None if `nodes` is not complete.
+
+    (A set `getAllStateNodes` completed is read as it is, even where a corrupted
+    configuration leaves it short, as XState reads it.)
+    """
+    adjacency: dict[Node, list[Node]] = {node: [] for node in nodes}
     for node in nodes:
-        adjacency.setdefault(node, [])
-        if node.parent is not None:
-            adjacency.setdefault(node.parent, []).append(node)
+        parent = node.parent
+        if parent is not None:
+            siblings = adjacency.get(parent)
+            if siblings is None:
+                if check:
+                    return None
+                siblings = adjacency[parent] = []
+            siblings.append(node)
+    if not check:
+        return adjacency
+    for node, children in adjacency.items():
+        kind = node.type
+        if kind == "compound":
+            if not children:
+                return None
+        elif kind == "parallel" and len(children) < len(node.regions):
+            return None
     return adjacency
 
 
 def _value_from_adjacency(node: Node, adjacency: dict[Node, list[Node]]) -> StateValue:
-    children = adjacency.get(node)
-    if children is None:
+    children = adjacency[node]
+    if not children:
         return {}
     if node.type == "compound":
-        if not children:
-            return {}
         first = children[0]
         if first.type in ("atomic", "final"):
             return first.key
-    return {child.key: _value_from_adjacency(child, adjacency) for child in children}
-
-
-def _js_ordered(value: Any) -> Any:
-    if not isinstance(value, dict):
-        return value
-    return {key: _js_ordered(value[key]) for key in js_keys(value)}
+    value = {child.key: _value_from_adjacency(child, adjacency) for child in children}
+    if node.index_keyed_children and len(value) > 1:
+        return {key: value[key] for key in js_keys(value)}
+    return value
 
 
 def to_state_value(value: Any) -> Any:
