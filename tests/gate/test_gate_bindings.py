@@ -11,8 +11,10 @@ from gate_workflows import INVOICE, SHIPMENT
 from mcp import Client
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
 
 from statekit.gate import Gate, GateCall, GateConfigError
+from statekit.gate.errors import LIST_REFUSED_RPC_CODE
 
 
 async def noop(arguments: dict[str, Any], call: GateCall) -> str:
@@ -102,7 +104,6 @@ async def test_gate_wraps_existing_lowlevel_handlers() -> None:
     gate.bind("submit", "draft", "SUBMIT", compact_description="Submit it.")
     gate.bind("approve", "review", "APPROVE")
     gate.bind("discharge", "approved", "DISCHARGE")
-    gate.bind("internal_audit", "approved")
     gate.install(server)
     async with Client(server, mode="legacy") as client:
         listed = (await client.list_tools()).tools
@@ -116,18 +117,73 @@ async def test_gate_wraps_existing_lowlevel_handlers() -> None:
         assert ran == []
         await client.call_tool("submit", {})
         await client.call_tool("approve", {})
-        # In `approved`, the allowed list still never names the tool the server itself hides.
+        # In `approved`, the allowed list never names the tool the server itself hides.
         refused = await client.call_tool("submit", {})
         assert refused.structured_content is not None
         assert refused.structured_content["allowedTools"] == ["discharge", "help"]
         assert "internal_audit" not in str(refused.content)
         assert (await client.call_tool("help", {})).content[0].text == "help ok"  # type: ignore[union-attr]
-        # A guessed call to the tool the server hides is not confirmed to exist.
         await client.call_tool("discharge", {})
-        hidden = await client.call_tool("internal_audit", {})
-        assert hidden.is_error and hidden.structured_content is None
-        assert hidden.content[0].text == "Unknown tool: internal_audit"  # type: ignore[union-attr]
         assert ran == ["submit", "approve", "help", "discharge"]
+
+
+@pytest.mark.parametrize("first", ["list", "call"])
+async def test_a_bound_name_the_server_never_lists_refuses_every_gated_call(first: str) -> None:
+    """`gate.bind("aprove", ...)`: a typo must not leave the real `approve` ungated."""
+    server, ran = wrapped_lowlevel_server()
+    gate = Gate(INVOICE)
+    gate.bind("submit", "draft", "SUBMIT")
+    gate.bind("aprove", "review", "APPROVE")  # the server serves `approve`
+    gate.install(server)
+    async with Client(server, mode="legacy") as client:
+        if first == "list":
+            with pytest.raises(MCPError) as raised:
+                await client.list_tools()
+            assert raised.value.error.code == LIST_REFUSED_RPC_CODE
+            assert "GateConfigError" in raised.value.error.message
+            assert "aprove" in raised.value.error.message
+        refused = await client.call_tool("submit", {})
+        assert refused.is_error and refused.structured_content is not None
+        assert refused.structured_content["code"] == "GATE_MISCONFIGURED"
+        assert "aprove" in refused.structured_content["message"]
+        assert ran == []
+
+
+def test_an_empty_state_list_is_an_error() -> None:
+    gate = Gate(INVOICE)
+    with pytest.raises(GateConfigError, match="empty state list"):
+        gate.bind("approve", [], "APPROVE")
+    with pytest.raises(GateConfigError, match="empty state list"):
+        gate.tool("pay", description="Pay.", bind=())(noop)
+
+
+def test_a_binding_to_states_the_workflow_never_reaches_is_an_error() -> None:
+    workflow = {
+        "id": "w",
+        "initial": "a",
+        "states": {
+            "a": {"on": {"GO": "b"}},
+            "b": {"initial": "b1", "states": {"b1": {"on": {"IN": "b2"}}, "b2": {}}},
+            "orphan": {"on": {"BACK": "a"}},
+            "lost": {"type": "parallel", "states": {"x": {}, "y": {}}},
+        },
+    }
+    gate = Gate(workflow)
+    gate.bind("ok", ["b.b2"], None)
+    with pytest.raises(GateConfigError, match="can never reach"):
+        gate.bind("never", "orphan", "BACK")
+    with pytest.raises(GateConfigError, match="can never reach"):
+        gate.bind("never2", ["lost.x", "orphan"])
+    # One reachable state among several is enough.
+    gate.bind("some", ["orphan", "a"], "GO")
+
+
+def test_reachability_follows_parallel_regions_history_and_ids() -> None:
+    gate = Gate(SHIPMENT)
+    for index, path in enumerate(
+        ["checks.customs.cleared", "checks.payment.paid", "dispatched", "packing.boxing"]
+    ):
+        gate.bind(f"t{index}", path)
 
 
 async def test_gate_installs_on_mcpserver() -> None:

@@ -380,13 +380,13 @@ async def test_an_active_lease_blocks_and_an_expired_one_is_taken_over(tmp_path:
         created = (await client.call_tool("create_invoice", {})).structured_content
         assert created is not None
         handle = created["invoice_id"]
-        loaded = await store.load(f"handle:{handle}")
+        loaded = await store.load(f"invoice/handle:{handle}")
         assert loaded is not None
         snapshot = await gate.snapshot_of(handle=handle)
         # Another process reserved SUBMIT and is still running its handler.
         held = Lease("other", "submit_invoice", "SUBMIT", expires_at=4102444800.0)
         version = await store.save(
-            f"handle:{handle}", encode_record(snapshot, held, 0)[0], loaded[1]
+            f"invoice/handle:{handle}", encode_record(snapshot, held, 0)[0], loaded[1]
         )
         blocked = await client.call_tool("submit_invoice", {"invoice_id": handle})
         assert blocked.structured_content is not None
@@ -394,10 +394,10 @@ async def test_an_active_lease_blocks_and_an_expired_one_is_taken_over(tmp_path:
         assert "submit_invoice" not in calls
         # That process died: once its lease expires, the workflow is usable again.
         dead = Lease("other", "submit_invoice", "SUBMIT", expires_at=1.0)
-        await store.save(f"handle:{handle}", encode_record(snapshot, dead, 0)[0], version)
+        await store.save(f"invoice/handle:{handle}", encode_record(snapshot, dead, 0)[0], version)
         assert not (await client.call_tool("submit_invoice", {"invoice_id": handle})).is_error
         assert (await gate.snapshot_of(handle=handle)).value == "review"
-        stored = await store.load(f"handle:{handle}")
+        stored = await store.load(f"invoice/handle:{handle}")
         assert stored is not None and '"lease"' not in stored[0]
         assert '"updatedAt"' in stored[0]
     store.close()

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from statekit.gate import MemoryStore, RedisStore, SQLiteStore, StateStore, StoreConflict
+from statekit.gate import (
+    MemoryStore,
+    RedisStore,
+    ScanStore,
+    SQLiteStore,
+    StateStore,
+    StoreConflict,
+)
 
 
 class FakeClock:
@@ -145,3 +152,34 @@ def test_stores_satisfy_the_protocol(tmp_path: Path) -> None:
     assert isinstance(MemoryStore(), StateStore)
     assert isinstance(sqlite_store, StateStore)
     sqlite_store.close()
+
+
+async def test_keys_and_compare_and_delete(store: StateStore) -> None:
+    assert isinstance(store, ScanStore)
+    first = await store.save("wf/handle:a_%", "{}", None)
+    await store.save("wf/handle:b", "{}", None)
+    await store.save("other/handle:c", "{}", None)
+    assert sorted([key async for key in store.keys("wf/")]) == ["wf/handle:a_%", "wf/handle:b"]
+    # LIKE / glob metacharacters in the prefix are literal.
+    assert [key async for key in store.keys("wf/handle:a_")] == ["wf/handle:a_%"]
+    assert [key async for key in store.keys("wf/handle:_")] == []
+    with pytest.raises(StoreConflict):
+        await store.delete("wf/handle:a_%", first + 100)
+    assert await store.delete("wf/handle:a_%", first)
+    assert not await store.delete("wf/handle:a_%")
+    assert await store.delete("wf/handle:b")
+    assert await store.load("wf/handle:b") is None
+    assert await store.delete("other/handle:c")
+
+
+async def test_memory_store_is_bounded_least_recently_used_first() -> None:
+    store = MemoryStore(max_entries=2)
+    await store.save("a", "1", None)
+    await store.save("b", "2", None)
+    assert await store.load("a") is not None  # `a` is now the most recently used
+    await store.save("c", "3", None)
+    assert len(store) == 2
+    assert await store.load("b") is None
+    assert await store.load("a") is not None and await store.load("c") is not None
+    with pytest.raises(ValueError):
+        MemoryStore(max_entries=0)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.gate.errors import GateConfigError
+from statekit.model.graph import machine_graph
 
 
 @dataclass(frozen=True)
@@ -95,15 +96,65 @@ def state_handles_event(model: Any, node: Any, event: str) -> bool:
     return False
 
 
+def reachable_state_ids(model: Any) -> frozenset[str]:
+    """The ids of the states the workflow can ever be in, ignoring guards (an over-approximation).
+
+    From the root: a compound state enters its initial child, a parallel state all its
+    children, a history state may restore any sibling, a state's ancestors are active with
+    it, and every transition of an active state may take the workflow to its targets.
+    """
+    nodes = _nodes(model)
+    targets: dict[str, list[str]] = {}
+    for edge in machine_graph(model).edges:
+        targets.setdefault(edge.source_id, []).append(edge.target_id)
+    root = model.root
+    reached: set[str] = set()
+    pending = [root.id]
+    while pending:
+        state_id = pending.pop()
+        if state_id in reached or state_id not in nodes:
+            continue
+        reached.add(state_id)
+        node = nodes[state_id]
+        if node.parent_id is not None:
+            pending.append(node.parent_id)
+        if node.type == "parallel":
+            pending.extend(child.id for child in node.children)
+        elif node.initial:
+            pending.extend(child.id for child in node.children if child.key == node.initial)
+        if node.type == "history" and node.parent_id is not None:
+            pending.extend(child.id for child in nodes[node.parent_id].children)
+        pending.extend(targets.get(state_id, ()))
+    return frozenset(reached)
+
+
 def make_binding(
     model: Any,
     tool: str,
     states: str | Iterable[str] | None,
     event: str | None,
+    reachable: frozenset[str] | None = None,
 ) -> Binding:
-    """Check a binding against the model and return it; raises `GateConfigError` when it is wrong."""
+    """Check a binding against the model and return it; raises `GateConfigError` when it is wrong.
+
+    `states=None` means "always visible"; an empty list is refused, since it would be read
+    the same way although it looks like "never".
+    """
+    if states is not None and not isinstance(states, str):
+        states = list(states)
+        if not states:
+            raise GateConfigError(
+                f"tool {tool!r}: an empty state list would leave it visible in every state; "
+                "pass states=None for an always-visible tool, or name its states"
+            )
     names = [states] if isinstance(states, str) else list(states or ())
     nodes = [resolve_state(model, name) for name in names]
+    if nodes and reachable is not None and not any(node.id in reachable for node in nodes):
+        where = ", ".join(repr(".".join(node.path)) for node in nodes)
+        raise GateConfigError(
+            f"tool {tool!r} is bound to {where}, which the workflow can never reach from its "
+            "initial state, so the tool could never be called"
+        )
     if event is not None:
         if not isinstance(event, str) or not event:
             raise GateConfigError(f"tool {tool!r}: on_success must be a non-empty event type")

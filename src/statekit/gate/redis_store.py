@@ -1,24 +1,41 @@
 """A Redis store: compare-and-set in one Lua script, shared by any number of processes.
 
-Each handle is a Redis hash `{v: version, d: snapshot json}`. The script reads
-the version and writes the new one atomically (Redis runs a script without
+Each key is a Redis hash `{v: version, d: record text}`. The script reads the
+version and writes the new one atomically (Redis runs a script without
 interleaving other commands), which is simpler and cheaper than WATCH/MULTI
 retries. Requires the `redis` package (`pip install 'statekit[redis]'`).
+
+Faults are typed: a Redis that cannot be reached is `StoreUnavailable`; a key of
+the wrong Redis type, or a version that is not a number, is `CorruptRecord`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
-from statekit.gate.store import StoreConflict
+from statekit.gate.store import CorruptRecord, StoreConflict, StoreUnavailable
 
-# KEYS[1] = the handle's key; ARGV = snapshot json, expected version ("" = absent), ttl ms ("0" = none).
-# Returns {1, new_version} on success, {0, current_version or -1} on conflict.
-_COMPARE_AND_SET = """
+T = TypeVar("T")
+
+# Shared by both scripts: KEYS[1] is the key. Returns the checked version, or a
+# negative code: -2 the key is not a hash, -3 its version is not a number.
+_CHECK = """
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind ~= 'hash' and kind ~= 'none' then return {-2, 0} end
 local current = redis.call('HGET', KEYS[1], 'v')
+if current and not tonumber(current) then return {-3, 0} end
+"""
+
+# ARGV = record text, expected version ("" = absent), ttl ms ("0" = none).
+# Returns {1, new_version} on success, {0, current_version or -1} on conflict.
+_COMPARE_AND_SET = (
+    _CHECK
+    + """
 if ARGV[2] == '' then
   if current then return {0, tonumber(current)} end
-elseif (not current) or current ~= ARGV[2] then
+elseif (not current) or tonumber(current) ~= tonumber(ARGV[2]) then
   return {0, current and tonumber(current) or -1}
 end
 local version = (current and tonumber(current) or 0) + 1
@@ -30,6 +47,29 @@ else
 end
 return {1, version}
 """
+)
+
+# ARGV[1] = expected version ("" = any). Returns {1, 1} deleted, {1, 0} absent, {0, current} conflict.
+_COMPARE_AND_DELETE = (
+    _CHECK
+    + """
+if not current then
+  if ARGV[1] ~= '' then return {0, -1} end
+  return {1, 0}
+end
+if ARGV[1] ~= '' and tonumber(current) ~= tonumber(ARGV[1]) then return {0, tonumber(current)} end
+redis.call('DEL', KEYS[1])
+return {1, 1}
+"""
+)
+
+_NUMBER = re.compile(rb"^-?[0-9]+$")
+
+
+def _redis_errors() -> tuple[type[BaseException], type[BaseException]]:
+    import redis.exceptions
+
+    return redis.exceptions.ConnectionError, redis.exceptions.TimeoutError
 
 
 class RedisStore:
@@ -49,6 +89,8 @@ class RedisStore:
         self._key_prefix = key_prefix
         self._ttl_ms = 0 if ttl_seconds is None else max(1, round(ttl_seconds * 1000))
         self._script = client.register_script(_COMPARE_AND_SET)
+        self._delete_script = client.register_script(_COMPARE_AND_DELETE)
+        self._unreachable = _redis_errors()
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> RedisStore:
@@ -60,25 +102,89 @@ class RedisStore:
     def _key(self, handle: str) -> str:
         return self._key_prefix + handle
 
+    async def _guarded(self, handle: str, operation: Callable[[], Awaitable[T]]) -> T:
+        import redis.exceptions
+
+        try:
+            return await operation()
+        except self._unreachable as error:
+            raise StoreUnavailable(handle, f"Redis is unreachable: {error}") from error
+        except redis.exceptions.ResponseError as error:
+            if "WRONGTYPE" in str(error):
+                raise CorruptRecord(handle, "the Redis key is not a hash") from error
+            raise StoreUnavailable(handle, f"Redis refused the command: {error}") from error
+        except OSError as error:
+            raise StoreUnavailable(handle, f"Redis is unreachable: {error}") from error
+
+    def _check_code(self, handle: str, code: int) -> None:
+        if code == -2:
+            raise CorruptRecord(handle, "the Redis key is not a hash")
+        if code == -3:
+            raise CorruptRecord(handle, "the stored version is not a number")
+
     async def load(self, handle: str) -> tuple[str, int] | None:
-        """The stored JSON and its version, or None when absent or expired."""
-        version, data = await self._client.hmget(self._key(handle), ["v", "d"])
-        if version is None or data is None:
+        """The stored text and its version, or None when absent or expired."""
+        version, data = await self._guarded(
+            handle, lambda: self._client.hmget(self._key(handle), ["v", "d"])
+        )
+        if version is None and data is None:
             return None
-        text = data.decode() if isinstance(data, bytes) else str(data)
-        return text, int(version)
+        if version is None or data is None:
+            raise CorruptRecord(handle, "the Redis hash lacks its version or its data")
+        raw = version if isinstance(version, bytes) else str(version).encode()
+        if not _NUMBER.match(raw.strip()):
+            raise CorruptRecord(handle, f"the stored version {raw[:40]!r} is not a number")
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)
+        return text, int(raw)
 
     async def save(self, handle: str, snapshot_json: str, expected_version: int | None) -> int:
         """Compare-and-set in one atomic script."""
         expected = "" if expected_version is None else str(expected_version)
-        ok, version = await self._script(
-            keys=[self._key(handle)], args=[snapshot_json, expected, str(self._ttl_ms)]
+        ok, version = await self._guarded(
+            handle,
+            lambda: self._script(
+                keys=[self._key(handle)], args=[snapshot_json, expected, str(self._ttl_ms)]
+            ),
         )
+        self._check_code(handle, int(ok))
         if int(ok) != 1:
             actual = None if int(version) < 0 else int(version)
             raise StoreConflict(handle, expected_version, actual)
         return int(version)
 
+    async def keys(self, prefix: str = "") -> AsyncIterator[str]:
+        """Live keys starting with `prefix` (SCAN, so a large keyspace is walked in batches)."""
+        pattern = _glob_escape(self._key_prefix + prefix) + "*"
+        start = len(self._key_prefix)
+        cursor: Any = 0
+        while True:
+            at = cursor
+            cursor, batch = await self._guarded(
+                prefix or "*",
+                lambda at=at: self._client.scan(at, match=pattern, count=500),  # type: ignore[misc]
+            )
+            for raw in batch:
+                name = raw.decode() if isinstance(raw, bytes) else str(raw)
+                yield name[start:]
+            if int(cursor) == 0:
+                return
+
+    async def delete(self, handle: str, expected_version: int | None = None) -> bool:
+        """Delete `handle` (at `expected_version` when given), atomically."""
+        expected = "" if expected_version is None else str(expected_version)
+        ok, result = await self._guarded(
+            handle, lambda: self._delete_script(keys=[self._key(handle)], args=[expected])
+        )
+        self._check_code(handle, int(ok))
+        if int(ok) != 1:
+            actual = None if int(result) < 0 else int(result)
+            raise StoreConflict(handle, expected_version, actual)
+        return int(result) == 1
+
     async def aclose(self) -> None:
         """Close the underlying client."""
         await self._client.aclose()
+
+
+def _glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[\]\\])", r"\\\1", text)

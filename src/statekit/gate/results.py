@@ -63,15 +63,10 @@ def refusal(
     )
 
 
-def with_state_note(
-    result: CallToolResult,
-    *,
-    state: Any,
-    allowed_tools: Sequence[str],
-    handle_argument: str | None,
-    handle: str | None,
-) -> CallToolResult:
-    """`result` plus a short text block and `_meta` naming the state and the tools allowed now."""
+def state_note(
+    *, state: Any, allowed_tools: Sequence[str], handle_argument: str | None, handle: str | None
+) -> tuple[TextContent, dict[str, Any]]:
+    """The text block and the `_meta["statekit/gate"]` value added to a successful result."""
     where = f"Workflow state: {state_label(state)}."
     if handle is not None and handle_argument is not None:
         where = (
@@ -84,6 +79,21 @@ def with_state_note(
     gate_meta: dict[str, Any] = {"state": state, "allowedTools": list(allowed_tools)}
     if handle is not None:
         gate_meta["handle"] = handle
+    return note, gate_meta
+
+
+def with_state_note(
+    result: CallToolResult,
+    *,
+    state: Any,
+    allowed_tools: Sequence[str],
+    handle_argument: str | None,
+    handle: str | None,
+) -> CallToolResult:
+    """`result` plus a short text block and `_meta` naming the state and the tools allowed now."""
+    note, gate_meta = state_note(
+        state=state, allowed_tools=allowed_tools, handle_argument=handle_argument, handle=handle
+    )
     meta = dict(result.meta or {})
     meta[META_KEY] = gate_meta
     return result.model_copy(update={"content": [*result.content, note], "meta": meta})

@@ -14,9 +14,9 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
-from statekit.gate.store import StoreConflict
+from statekit.gate.store import CorruptRecord, StoreConflict, StoreUnavailable
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS statekit_gate_state (
@@ -69,7 +69,15 @@ class SQLiteStore:
         if row is None:
             return None
         snapshot, version, expires_at = row
-        return str(snapshot), int(version), None if expires_at is None else float(expires_at)
+        if not isinstance(version, int):
+            raise CorruptRecord(handle, f"the stored version {version!r} is not a number")
+        try:
+            expiry = None if expires_at is None else float(expires_at)
+        except (TypeError, ValueError):
+            raise CorruptRecord(
+                handle, f"the stored expiry {expires_at!r} is not a number"
+            ) from None
+        return str(snapshot), version, expiry
 
     def _is_live(self, row: tuple[str, int, float | None] | None) -> bool:
         return row is not None and (row[2] is None or row[2] > self._clock())
@@ -77,7 +85,10 @@ class SQLiteStore:
     async def load(self, handle: str) -> tuple[str, int] | None:
         """The stored JSON and its version, or None when absent or expired."""
         with self._lock:
-            row = self._row(handle)
+            try:
+                row = self._row(handle)
+            except sqlite3.Error as error:
+                raise StoreUnavailable(handle, f"SQLite failed: {error}") from error
         if row is None or not self._is_live(row):
             return None
         return row[0], row[1]
@@ -104,10 +115,55 @@ class SQLiteStore:
                     (handle, snapshot_json, version, expires_at),
                 )
                 self._connection.execute("COMMIT")
+            except sqlite3.Error as error:
+                self._rollback()
+                raise StoreUnavailable(handle, f"SQLite failed: {error}") from error
             except BaseException:
-                self._connection.execute("ROLLBACK")
+                self._rollback()
                 raise
         return version
+
+    def _rollback(self) -> None:
+        if self._connection.in_transaction:
+            self._connection.execute("ROLLBACK")
+
+    async def keys(self, prefix: str = "") -> AsyncIterator[str]:
+        """Live keys starting with `prefix`."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        with self._lock:
+            try:
+                rows = self._connection.execute(
+                    "SELECT handle FROM statekit_gate_state WHERE handle LIKE ? ESCAPE '\\' "
+                    "AND (expires_at IS NULL OR expires_at > ?)",
+                    (escaped + "%", self._clock()),
+                ).fetchall()
+            except sqlite3.Error as error:
+                raise StoreUnavailable(prefix or "*", f"SQLite failed: {error}") from error
+        for (handle,) in rows:
+            yield str(handle)
+
+    async def delete(self, handle: str, expected_version: int | None = None) -> bool:
+        """Delete `handle` (at `expected_version` when given) in one immediate transaction."""
+        with self._lock:
+            try:
+                self._connection.execute("BEGIN IMMEDIATE")
+                try:
+                    row = self._connection.execute(
+                        "SELECT version FROM statekit_gate_state WHERE handle = ?", (handle,)
+                    ).fetchone()
+                    actual = None if row is None else row[0]
+                    if expected_version is not None and actual != expected_version:
+                        raise StoreConflict(handle, expected_version, actual)
+                    self._connection.execute(
+                        "DELETE FROM statekit_gate_state WHERE handle = ?", (handle,)
+                    )
+                    self._connection.execute("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
+            except sqlite3.Error as error:
+                raise StoreUnavailable(handle, f"SQLite failed: {error}") from error
+        return row is not None
 
     def purge_expired(self) -> int:
         """Delete expired rows; returns how many were removed."""

@@ -1,0 +1,180 @@
+"""Operating gated workflows: list, inspect, reset, force a state, delete.
+
+Works on a gate (`gate.admin`) or on a bare store plus the workflow
+(`GateAdmin.for_store(store, workflow)`, what `statekit gate ...` uses). Every write is a
+compare-and-set on the version it read, so an admin action never silently overwrites a
+transition that committed in between (it raises `StoreConflict`; run it again).
+
+Repairs keep transition ids unique: a reset or forced record continues the step count
+(from the old record, or from the store version when the old record is unreadable), so
+an idempotency key handed out before the repair is never handed out again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from statekit.engine import Machine, initial_transition, restore_snapshot
+from statekit.gate.keys import WorkflowKey
+from statekit.gate.record import AuditEntry, RecordDecoder, Timer, encode_record
+from statekit.gate.store import CorruptRecord, StateStore
+from statekit.gate.timers import apply_timer_actions
+
+if TYPE_CHECKING:
+    from statekit.gate.gate import Gate
+
+
+class GateAdmin:
+    """Admin operations on the workflows of one gate namespace in one store."""
+
+    def __init__(self, gate: Gate) -> None:
+        self._gate = gate
+        self.store: StateStore = gate.store
+        self.machine: Machine = gate.machine
+        self.namespace = gate.namespace
+        self._decoder = RecordDecoder(self.machine)
+
+    @classmethod
+    def for_store(
+        cls,
+        store: StateStore,
+        workflow: Mapping[str, Any] | Machine,
+        *,
+        namespace: str | None = None,
+    ) -> GateAdmin:
+        """An admin on `store` for `workflow`, without a server (the CLI's entry point)."""
+        from statekit.gate.gate import Gate
+
+        return cls(Gate(workflow, store=store, namespace=namespace))
+
+    def _store_key(self, key: str) -> str:
+        """Accept `handle:abc` (within the namespace) or the full store key."""
+        if key.startswith(self.namespace) and self.namespace:
+            key = key[len(self.namespace) :]
+        WorkflowKey.parse(key)
+        return self.namespace + key
+
+    async def keys(self, prefix: str = "") -> list[str]:
+        """The workflow keys in this namespace (`handle:abc`, `session:...`), sorted."""
+        lister = getattr(self.store, "keys", None)
+        if lister is None:
+            raise TypeError(f"{type(self.store).__name__} cannot list its keys")
+        found = [key[len(self.namespace) :] async for key in lister(self.namespace + prefix)]
+        return sorted(found)
+
+    async def inspect(self, key: str) -> dict[str, Any] | None:
+        """Everything stored for `key`: state, context, step, lease, timers, audit trail.
+
+        None when absent. A corrupt record is reported (`"corrupt": reason`, `"raw"`), not raised.
+        """
+        store_key = self._store_key(key)
+        loaded = await self.store.load(store_key)
+        if loaded is None:
+            return None
+        text, version = loaded
+        try:
+            record = self._decoder.decode(store_key, text)
+        except CorruptRecord as error:
+            return {
+                "key": store_key,
+                "version": version,
+                "corrupt": error.reason,
+                "raw": text[:2000],
+            }
+        return {
+            "key": store_key,
+            "version": version,
+            "state": record.snapshot.value,
+            "status": record.snapshot.status,
+            "context": record.snapshot.context,
+            "step": record.step,
+            "updatedAt": record.updated_at,
+            "lease": None if record.lease is None else record.lease.to_json(),
+            "timers": [timer.to_json() for timer in record.timers],
+            "history": [entry.to_json() for entry in record.history],
+        }
+
+    async def _current(self, store_key: str) -> tuple[int | None, int, Any, list[AuditEntry]]:
+        """(version, step, old state value, history) of the current record; tolerant of corruption."""
+        loaded = await self.store.load(store_key)
+        if loaded is None:
+            return None, 0, None, []
+        text, version = loaded
+        try:
+            record = self._decoder.decode(store_key, text)
+        except CorruptRecord:
+            # The version only grows by one per save, and each step took at least one save.
+            return version, version, None, []
+        return version, record.step, record.snapshot.value, list(record.history)
+
+    async def _write(
+        self, store_key: str, snapshot: Any, timers: tuple[Timer, ...], event: str
+    ) -> dict[str, Any]:
+        version, step, before, history = await self._current(store_key)
+        if version is None and not store_key[len(self.namespace) :].startswith(
+            ("handle:", "session:", "principal:", "server:")
+        ):
+            raise ValueError(f"{store_key!r} is not a workflow key")
+        now = self._gate.clock()
+        history.append(
+            AuditEntry(before, snapshot.value, event, None, f"{store_key}#{step + 1}", now)
+        )
+        text, _record = encode_record(
+            snapshot,
+            None,
+            step + 1,
+            None,
+            timers=timers,
+            history=history[-self._gate.history_size :] if self._gate.history_size else [],
+            now=now,
+        )
+        await self.store.save(store_key, text, version)
+        result = await self.inspect(store_key)
+        assert result is not None
+        return result
+
+    async def reset(self, key: str) -> dict[str, Any]:
+        """Put `key` back in the workflow's initial state (context and timers too)."""
+        store_key = self._store_key(key)
+        snapshot, actions = initial_transition(self.machine, input=self._gate._workflow_input)
+        timers = apply_timer_actions((), actions, self._gate.clock())
+        return await self._write(store_key, snapshot, timers, "statekit.admin.reset")
+
+    async def force(self, key: str, state: Any, *, context: Any = None) -> dict[str, Any]:
+        """Put `key` in `state` (a state value: `"review"` or `{"checks": {...}}`), validated.
+
+        The state must exist and be a complete configuration of this workflow. The
+        context is kept (or replaced by `context`). Pending timers are dropped and the
+        forced state's own `after` timers are not started: forcing skips entry actions.
+        """
+        store_key = self._store_key(key)
+        current = await self.inspect(store_key)
+        base_context = (
+            context
+            if context is not None
+            else (current or {}).get("context", self._gate._initial_snapshot.context)
+        )
+        data = {**self._gate._initial_snapshot.to_json(), "value": state, "context": base_context}
+        data["status"] = "active"
+        try:
+            snapshot = restore_snapshot(self.machine, data)
+        except Exception as error:
+            raise ValueError(
+                f"{json.dumps(state)} is not a state of {self._gate.workflow_id!r}: {error}"
+            ) from None
+        if json.dumps(snapshot.value, sort_keys=True) != json.dumps(state, sort_keys=True):
+            raise ValueError(
+                f"{json.dumps(state)} is not a complete state of {self._gate.workflow_id!r}; "
+                f"the full value would be {json.dumps(snapshot.value)}"
+            )
+        return await self._write(store_key, snapshot, (), "statekit.admin.force")
+
+    async def delete(self, key: str) -> bool:
+        """Forget `key` entirely; True if it existed. A deleted session starts over on its next call."""
+        store_key = self._store_key(key)
+        deleter = getattr(self.store, "delete", None)
+        if deleter is None:
+            raise TypeError(f"{type(self.store).__name__} cannot delete keys")
+        return bool(await deleter(store_key))

@@ -1,0 +1,172 @@
+"""The gate on FastMCP 4.x, through FastMCP's own extension point: a middleware over list and call.
+
+Because the gate is a middleware, refused calls and transitions travel through the rest
+of the server's middleware chain (logging, rate limits, audit see them), mounted and
+namespaced tools are gated by the names the server lists, and in handle mode the gate
+owns the handle argument: it is added to the listed schema, taken out of the arguments
+before FastMCP validates them against the tool's signature, and handed to the handler as
+`statekit.gate.current_call().handle`.
+
+fastmcp is imported only when a FastMCP server is installed (it is an optional dependency).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools.base import InputRequiredToolResult, Tool, ToolResult
+
+from statekit.gate.calls import GateCall
+from statekit.gate.results import META_KEY, state_note
+
+if TYPE_CHECKING:
+    from statekit.gate.gate import Gate
+
+
+class _FastMCPTools:
+    def name(self, tool: Tool) -> str:
+        return tool.name
+
+    def schema(self, tool: Tool) -> dict[str, Any]:
+        return dict(tool.parameters or {"type": "object", "properties": {}})
+
+    def description(self, tool: Tool) -> str | None:
+        return tool.description
+
+    def replace(
+        self, tool: Tool, *, schema: dict[str, Any] | None = None, description: str | None = None
+    ) -> Tool:
+        update: dict[str, Any] = {}
+        if schema is not None:
+            update["parameters"] = schema
+        if description is not None:
+            update["description"] = description
+        return tool.model_copy(update=update)
+
+
+FASTMCP_TOOLS = _FastMCPTools()
+
+
+class _FastMCPSurface:
+    """FastMCP's `ToolResult` in place of the SDK's `CallToolResult`."""
+
+    def refusal(self, result: types.CallToolResult) -> Any:
+        return ToolResult(
+            content=list(result.content),
+            structured_content=result.structured_content,
+            meta=dict(result.meta or {}),
+            is_error=True,
+        )
+
+    def note(
+        self,
+        result: Any,
+        *,
+        state: Any,
+        allowed: Sequence[str],
+        handle_argument: str | None,
+        handle: str | None,
+    ) -> Any:
+        if not self.is_success(result):
+            return result
+        text, gate_meta = state_note(
+            state=state, allowed_tools=allowed, handle_argument=handle_argument, handle=handle
+        )
+        meta = dict(result.meta or {})
+        meta[META_KEY] = gate_meta
+        return ToolResult(
+            content=[*result.content, text],
+            structured_content=result.structured_content,
+            meta=meta,
+            is_error=False,
+        )
+
+    def is_success(self, result: Any) -> bool:
+        # A guard tool asking for input (SEP-2322) is not a final success: nothing fires.
+        return (
+            isinstance(result, ToolResult)
+            and not isinstance(result, InputRequiredToolResult)
+            and not result.is_error
+        )
+
+
+FASTMCP_SURFACE = _FastMCPSurface()
+
+
+def request_context(context: MiddlewareContext[Any]) -> Any:
+    """The SDK request context behind a FastMCP middleware call (None for in-process calls)."""
+    fastmcp_context = context.fastmcp_context
+    if fastmcp_context is None:
+        return None
+    try:
+        wrapper = fastmcp_context.request_context
+    except RuntimeError:
+        return None
+    if wrapper is None:
+        return None
+    # FastMCP's documented escape hatch to the SDK's own context (its request_id keeps its type).
+    return getattr(wrapper, "_srctx", wrapper)
+
+
+class GateMiddleware(Middleware):
+    """Filters `tools/list` and guards `tools/call` for one gate."""
+
+    def __init__(self, gate: Gate, server: Any) -> None:
+        self.gate = gate
+        self.server = server
+
+    async def on_list_tools(
+        self,
+        context: MiddlewareContext[types.ListToolsRequest],
+        call_next: CallNext[types.ListToolsRequest, Sequence[Tool]],
+    ) -> Sequence[Tool]:
+        tools = list(await call_next(context))
+        return await self.gate.filter_listing(request_context(context), tools, FASTMCP_TOOLS)
+
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[types.CallToolRequestParams],
+        call_next: CallNext[types.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
+        from statekit.gate.gate import _Catalog, catalog_pass
+
+        params = context.message
+        if params.name not in self.gate._bindings:
+            return await call_next(context)
+        ctx = request_context(context)
+
+        async def catalog() -> list[str]:
+            token = catalog_pass.set(True)
+            try:
+                return [tool.name for tool in await self.server.list_tools()]
+            finally:
+                catalog_pass.reset(token)
+
+        async def run(call: GateCall, stripped: dict[str, Any]) -> Any:
+            message = params.model_copy(update={"arguments": stripped})
+            return await call_next(context.copy(message=message))
+
+        result: ToolResult = await self.gate.guard(
+            ctx,
+            params.name,
+            dict(params.arguments or {}),
+            _Catalog(catalog),
+            run,
+            FASTMCP_SURFACE,
+        )
+        return result
+
+
+def install_on_fastmcp(gate: Gate, server: Any) -> None:
+    """Add the gate's middleware to `server` and serve `subscriptions/listen` for it (session mode)."""
+    server.add_middleware(GateMiddleware(gate, server))
+    gate.join_group(server)
+    lowlevel = server._mcp_server
+    if gate.mode == "session" and lowlevel.get_request_handler("subscriptions/listen") is None:
+        # FastMCP 4.2 does not serve 2026-07-28 listen streams; the gate's keyed handler does.
+        lowlevel.add_request_handler(
+            "subscriptions/listen", types.SubscriptionsListenRequestParams, gate._listen
+        )
