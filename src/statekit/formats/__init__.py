@@ -25,7 +25,9 @@ skipped, so a format can be listed before it lands). `read` or `write` may be om
 one-way format.
 
 * `read(value)` receives the machine argument as given: text (str) or an already parsed
-  object (dict). It returns `(model, warnings)`.
+  object (dict). It returns `(model, warnings)`. A format of JSON / YAML data registers with
+  `reads_document=True`: given text, its reader then receives the parsed data
+  (`Source.document`, loaded once by `statekit.formats.documents` with its limits and checks).
 * `write(model)` returns `(content, warnings)`: a str for text formats, a JSON-ready dict
   for object formats.
 * Warnings are `{"code", "message", "path"}` dicts (build them with `warning(...)`); `path`
@@ -40,7 +42,8 @@ one-way format.
   `0.1` a fallback guess (any JSON object could be an XState config). The highest score wins;
   ties go to the format registered first. `Source.text` is the raw text (None when an object
   was given); `Source.data` is the JSON-parsed text or the object given (None when the text is
-  not JSON). Detectors must be cheap and must not raise.
+  not JSON); `Source.document` is the text loaded as JSON or YAML (raises `invalid_input`, once
+  per source, shared with the reader). Detectors must be cheap and must not raise.
 """
 
 from __future__ import annotations
@@ -50,9 +53,11 @@ import importlib.util
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypedDict
 
 from statekit.errors import ToolError
+from statekit.formats.documents import load_checked_text
 from statekit.model import MachineModel
 
 
@@ -71,15 +76,65 @@ def warning(code: str, message: str, path: str = "") -> FormatWarning:
 
 @dataclass(frozen=True)
 class Source:
-    """What detectors look at: the raw text and/or the parsed JSON data."""
+    """One machine document as detectors and readers see it: built once per call (`Source.of`),
+    so the text is parsed at most once however many formats look at it."""
 
+    #: The raw text (None when an object was given).
     text: str | None
+    #: The JSON-parsed text, or the object given (None when the text is not JSON).
     data: Any = None
+    #: The machine argument as given (text, bytes or object); see `value`.
+    given: Any = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, value: Any) -> Source:
+        """The source of a machine argument (a `Source` is returned as it is)."""
+        if isinstance(value, Source):
+            return value
+        if isinstance(value, bytes):  # a document read from a file: only SCXML readers take bytes
+            encoding = "utf-16" if value[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+            return cls(text=value.decode(encoding, errors="replace"), data=None, given=value)
+        if isinstance(value, str):
+            stripped = value.lstrip("\ufeff").strip()
+            data: Any = None
+            if stripped[:1] in ("{", "["):
+                try:
+                    data = json.loads(stripped)
+                except (ValueError, RecursionError):
+                    data = None
+            return cls(text=value, data=data, given=value)
+        return cls(text=None, data=value, given=value)
+
+    @property
+    def value(self) -> Any:
+        """The machine argument as given."""
+        if self.given is not None:
+            return self.given
+        return self.text if self.text is not None else self.data
 
     @property
     def stripped(self) -> str:
         """The text without a byte-order mark and surrounding whitespace ('' for objects)."""
         return (self.text or "").lstrip("\ufeff").strip()
+
+    @property
+    def document(self) -> Any:
+        """The text loaded as JSON or YAML with every check of `documents.load_text` (run once,
+        its JSON parse shared with `data`), or the object given; raises `invalid_input`."""
+        document, error = self._loaded
+        if error is not None:
+            raise error
+        return document
+
+    @cached_property
+    def _loaded(self) -> tuple[Any, ToolError | None]:
+        if self.text is None:
+            return self.data, None
+        same_text = self.text.strip() == self.stripped  # no byte-order mark: `data` parsed this text
+        try:
+            return load_checked_text(self.text, self.data if same_text else None), None
+        except ToolError as error:
+            return None, error
 
 
 Reader = Callable[[Any], tuple[MachineModel, list[FormatWarning]]]
@@ -99,6 +154,8 @@ class Format:
     #: The content type of what `write` returns, for hosts (`application/json`, `text/plain`, ...).
     media_type: str = "text/plain"
     description: str = ""
+    #: `read` takes data (JSON / YAML): given text, it receives `Source.document`, parsed once.
+    reads_document: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,11 +197,12 @@ def register_format(
     aliases: tuple[str, ...] = (),
     media_type: str = "text/plain",
     description: str = "",
+    reads_document: bool = False,
 ) -> Format:
     """Register a format; registering the same name twice is a programming error."""
     if name in _FORMATS or name in _ALIASES:
         raise ValueError(f"format {name!r} is already registered")
-    spec = Format(name, read, write, detect, aliases, media_type, description)
+    spec = Format(name, read, write, detect, aliases, media_type, description, reads_document)
     _FORMATS[name] = spec
     for alias in aliases:
         if alias in _FORMATS or alias in _ALIASES:
@@ -199,25 +257,9 @@ def get_format(name: str) -> Format:
     return known[canonical]
 
 
-def _source_of(value: Any) -> Source:
-    if isinstance(value, bytes):  # a document read from a file: only SCXML readers take bytes
-        encoding = "utf-16" if value[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
-        return Source(text=value.decode(encoding, errors="replace"), data=None)
-    if isinstance(value, str):
-        stripped = value.lstrip("\ufeff").strip()
-        data: Any = None
-        if stripped[:1] in ("{", "["):
-            try:
-                data = json.loads(stripped)
-            except (ValueError, RecursionError):
-                data = None
-        return Source(text=value, data=data)
-    return Source(text=None, data=value)
-
-
 def detect_format(value: Any) -> str:
     """The name of the most likely format of `value` (text or object), or `invalid_input`."""
-    source = _source_of(value)
+    source = Source.of(value)
     best_name, best_score = "", 0.0
     for name, spec in formats().items():
         if spec.detect is None or spec.read is None:
@@ -237,12 +279,14 @@ def detect_format(value: Any) -> str:
 
 
 def read_any(value: Any, from_format: str | None = None) -> ReadOutcome:
-    """Read `value` in `from_format` (detected when None) into the model."""
+    """Read `value` (text, bytes, an object or a `Source`) in `from_format` (detected when None)
+    into the model. The text is parsed once, for detection and reading alike."""
+    source = Source.of(value)
     if from_format:
         name = get_format(from_format).name
     else:
         try:
-            name = detect_format(value)
+            name = detect_format(source)
         except ToolError:
             if "xstate" not in formats():
                 raise
@@ -250,7 +294,8 @@ def read_any(value: Any, from_format: str | None = None) -> ReadOutcome:
     spec = get_format(name)
     if spec.read is None:
         raise ToolError("invalid_input", f"format {name!r} cannot be read")
-    model, warnings = spec.read(value)
+    given = source.value
+    model, warnings = spec.read(source.document if spec.reads_document and isinstance(given, str) else given)
     return ReadOutcome(format=name, model=model, warnings=list(warnings))
 
 

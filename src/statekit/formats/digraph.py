@@ -19,9 +19,9 @@ from typing import Any
 
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
+from statekit.formats.documents import load_text
 from statekit.model import MachineModel, parse_machine
 from statekit.model.parse import DEFAULT_MACHINE_ID
-from statekit.tools.inputs import load_text
 
 
 def _document(value: Any) -> Mapping[str, Any]:
@@ -280,4 +280,5 @@ register_format(
     aliases=("digraphdef", "stately-digraph", "extractor-digraph"),
     media_type="application/json",
     description="legacy Stately DigraphDef (ExtractorDigraphDef), read only",
+    reads_document=True,
 )

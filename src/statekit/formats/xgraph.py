@@ -27,11 +27,11 @@ from typing import Any
 
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
+from statekit.formats.documents import load_text
 from statekit.model import MachineModel, StateNode, Transition, parse_machine
 from statekit.model.parse import DEFAULT_MACHINE_ID
 from statekit.model.resolve import Resolver
 from statekit.model.write import action_to_config, guard_to_config
-from statekit.tools.inputs import load_text
 
 SCHEMA_VERSION = "statekit-xgraph@1"
 _TRANSITION_FIELDS = ("on", "always", "after", "onDone")
@@ -598,4 +598,5 @@ register_format(
     aliases=("graph", "statekit-xgraph"),
     media_type="application/json",
     description="statekit XGraph: graph JSON (nodes with parentId, edges) holding the whole machine",
+    reads_document=True,
 )

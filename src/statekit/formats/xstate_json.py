@@ -15,8 +15,8 @@ import yaml
 
 from statekit.errors import ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
+from statekit.formats.documents import load_config_document, load_text, parse_config_model
 from statekit.model import MachineModel, machine_to_config
-from statekit.tools.inputs import load_config_document, load_text, parse_config_model
 
 #: Keys that make a mapping look like a machine config rather than some other JSON.
 _CONFIG_KEYS = frozenset({"states", "initial", "on", "always", "after", "invoke", "entry", "context", "machine"})
@@ -54,7 +54,7 @@ def detect(source: Source) -> float:
         if not text or text.startswith("<"):
             return 0.0
         try:
-            data = load_text(text)
+            data = source.document  # parsed once: the reader gets the same data
         except ToolError:
             return 0.0
         if not isinstance(data, Mapping):
@@ -86,6 +86,7 @@ register_format(
     aliases=("xstate-json", "json", "xstate-config"),
     media_type="application/json",
     description="XState v5 machine config (JSON object; JSON or YAML text when read)",
+    reads_document=True,
 )
 
 # The same config as YAML text. Reading YAML needs no format of its own (the `xstate` reader
@@ -97,4 +98,5 @@ register_format(
     aliases=("xstate-yaml", "yml"),
     media_type="application/yaml",
     description="XState v5 machine config as YAML text",
+    reads_document=True,
 )

@@ -21,8 +21,8 @@ from statekit.errors import ToolError
 from statekit.extract import extract_machines
 from statekit.extract.values import XSTATE_BUILTINS
 from statekit.formats import FormatWarning, Source, register_format, warning
+from statekit.formats.documents import parse_config_model
 from statekit.model import MachineModel, machine_to_config
-from statekit.tools.inputs import parse_config_model
 
 _ACTION_KEYS = ("entry", "exit", "actions")
 #: Subtrees that are data, not actions or guards, even when a key inside is called `actions`.

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from statekit.formats.xgraph import write_xgraph
+from statekit.formats import write_format
 from statekit.model.core import MachineModel
 
 
 def machine_xgraph(model: MachineModel) -> dict[str, Any]:
     """The canonical XGraph object of `model`."""
-    graph, _warnings = write_xgraph(model)  # warnings only concern non-JSON Python values
+    _name, graph, _warnings = write_format(model, "xgraph")  # warnings only concern non-JSON Python values
     if not isinstance(graph, dict):
         raise TypeError("the XGraph writer returned text instead of an object")
     return graph

@@ -19,7 +19,7 @@ from statekit.analysis.patches import apply_patches
 from statekit.analysis.patchgen import generate_patches
 from statekit.analysis.review import REVIEW_FILE_NAME, review
 from statekit.errors import ToolError
-from statekit.model import MachineModel, machine_to_config
+from statekit.model import MachineModel
 from statekit.tools.files import read_source
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolSpec, register
@@ -138,14 +138,14 @@ def write_document(model: MachineModel, to: Any) -> tuple[str, Any, list[Any]]:
     The default is the XState config as a JSON object; any other name goes to the format
     registry (`xstate-yaml`, `scxml`, `xgraph`, `xstate-ts`, ...).
     """
-    if to is None or to in ("xstate-json", "xstate", "json"):
-        return "xstate-json", machine_to_config(model), []
+    if to is None:
+        to = "xstate"
     if not isinstance(to, str):
         raise ToolError("invalid_input", "`to` must be a format name such as 'xstate-json' or 'xstate-yaml'")
     from statekit.formats import write_format
 
     name, content, warnings = write_format(model, to)
-    return ("xstate-yaml" if name == "yaml" else name), content, warnings
+    return {"xstate": "xstate-json", "yaml": "xstate-yaml"}.get(name, name), content, warnings
 
 
 def _apply(arguments: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from statekit.analysis.validate import (
     validate_model,
 )
 from statekit.errors import MachineDefinitionError, ToolError
+from statekit.formats import Source, detect_format
 from statekit.model import parse_machine
 from statekit.tools.inputs import load_machine_document, load_model, load_model_with_normalization
 from statekit.tools.registry import ToolSpec, register
@@ -42,19 +43,18 @@ def _validate(arguments: dict[str, Any]) -> dict[str, Any]:
     if "machine" not in arguments:
         raise ToolError("invalid_input", "`machine` is required")
     supplied = _supplied(arguments.get("implementations"))
-    from statekit.formats import detect_format
-
+    machine = Source.of(arguments["machine"])  # parsed once for detection and reading
     try:
-        detected = detect_format(arguments["machine"])
+        detected = detect_format(machine)
     except ToolError:
         detected = "xstate"
     if detected != "xstate":
         # Another format: its reader builds the model and says what it assumed.
-        model, read = load_model_with_normalization(arguments["machine"], detected)
+        model, read = load_model_with_normalization(machine, detected)
         result = summarize(validate_model(model, supplied))
         result["normalization"] = {"format": read["format"], "assumed": read.get("assumed", [])}
         return result
-    document = load_machine_document(arguments["machine"])
+    document = load_machine_document(machine)
     try:
         model = parse_machine(document)
     except MachineDefinitionError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from statekit.errors import ToolError
-from statekit.model import machine_to_config
+from statekit.formats import write_format
 from statekit.tools.registry import ToolContext, ToolSpec, register
 from statekit.workspace.scan import MAX_FILE_BYTES, Skipped, Workspace
 
@@ -39,7 +39,8 @@ def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     if not isinstance(machine_id, str) or not machine_id:
         raise ToolError("invalid_input", "`machineId` is required (as list_machines gives it)")
     machine, model = Workspace(context.workspace_root).get(machine_id)
-    return {"machine": {**machine.summary(), "config": machine_to_config(model)}}
+    _name, config, _warnings = write_format(model, "xstate")  # a model read from files holds only data
+    return {"machine": {**machine.summary(), "config": config}}
 
 
 register(ToolSpec(

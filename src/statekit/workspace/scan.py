@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from statekit.errors import ToolError
 from statekit.workspace.files import (
@@ -25,6 +25,9 @@ from statekit.workspace.files import (
     read_regular_file,
 )
 from statekit.workspace.ignore import IgnoreRules
+
+if TYPE_CHECKING:
+    from statekit.formats import Source
 
 #: File suffix -> format name in `statekit.formats` (a file of an unregistered format is skipped).
 SUFFIX_FORMATS = {
@@ -194,10 +197,11 @@ def _read_all(text: str, format_name: str) -> Iterator[tuple[Any, int | None]]:
             return
         yield from extract(text)
         return
-    if format_name == "xstate" and not _looks_like_machine(text):
+    source = formats.Source.of(text)  # parsed once, for the check below and the reader
+    if format_name == "xstate" and not _looks_like_machine(source):
         return  # package.json, tsconfig.json, CI YAML...: data files, not machines
     try:
-        outcome = formats.read_any(text, format_name)
+        outcome = formats.read_any(source, format_name)
     except ToolError:
         return
     yield outcome.model, None
@@ -206,11 +210,9 @@ def _read_all(text: str, format_name: str) -> Iterator[tuple[Any, int | None]]:
 _MACHINE_KEYS = frozenset({"states", "initial", "on", "always", "invoke", "after"})
 
 
-def _looks_like_machine(text: str) -> bool:
-    from statekit.tools.inputs import load_text
-
+def _looks_like_machine(source: Source) -> bool:
     try:
-        data = load_text(text)
+        data = source.document
     except ToolError:
         return False
     if isinstance(data, dict) and set(data) == {"machine"}:
