@@ -10,7 +10,15 @@ from __future__ import annotations
 import os
 
 import pytest
-from w3c_corpus import MANIFEST, W3cTest, automatic_tests, mandatory_count, outcome
+from w3c_corpus import (
+    MANIFEST,
+    NEEDS_FILES,
+    W3cTest,
+    automatic_tests,
+    mandatory_count,
+    outcome,
+    run_file,
+)
 
 TESTS = automatic_tests()
 MANDATORY = [t for t in TESTS if t.mandatory]
@@ -49,3 +57,11 @@ def test_mandatory(test: W3cTest) -> None:
 def test_optional(test: W3cTest) -> None:
     passed, what = outcome(test)
     assert passed, what
+
+
+@pytest.mark.parametrize("test", [t for t in TESTS if t.id in NEEDS_FILES], ids=lambda t: t.id)
+def test_file_sources_need_the_opt_in(test: W3cTest) -> None:
+    """Without a base directory the tests that read files do not pass, and say why."""
+    session = run_file(test.files[0], allow_files=False)
+    assert session.final != "pass"
+    assert any("file sources are off unless a base directory is given" in e for e in session.errors)
