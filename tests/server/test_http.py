@@ -245,6 +245,10 @@ def leaves(error: BaseException) -> list[BaseException]:
         ("origin", "http://evil.example", 403),
         ("origin", "null", 403),
         ("origin", "http://127.0.0.1.evil.example:8000", 403),
+        # Another local program's page (another port) may not drive this server.
+        ("origin", "http://localhost:9999", 403),
+        ("origin", "http://127.0.0.1:9999", 403),
+        ("origin", "http://127.0.0.1", 403),
     ],
 )
 async def test_dns_rebinding_host_and_origin_are_refused(
@@ -259,7 +263,7 @@ async def test_dns_rebinding_host_and_origin_are_refused(
 
 
 @pytest.mark.parametrize(
-    "origin", ["http://localhost:3000", "http://127.0.0.1:9999", "https://trusted.example"]
+    "origin", ["http://localhost:1234", "http://127.0.0.1:1234", "https://trusted.example"]
 )
 async def test_loopback_and_configured_origins_are_accepted(endpoint: str, origin: str) -> None:
     headers = {**modern_headers("tools/list"), "origin": origin, "host": "localhost:1234"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -140,8 +141,25 @@ class ToolCaller:
 
 
 def compact_json(value: Any) -> str:
-    """JSON without whitespace, for the text block of a tool that has no summarizer."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """JSON without whitespace, for the text block of a tool that has no summarizer.
+
+    A non-finite float (a machine's own arithmetic can make one) is written `null`, as the
+    structured content carries it: `NaN`/`Infinity` are not JSON.
+    """
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(value), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def success_result(

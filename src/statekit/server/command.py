@@ -14,6 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES
 
+# The defaults of `statekit.server.http_limits.HttpLimits`, repeated here so building the CLI
+# parser does not import uvicorn (checked equal by tests/server/test_http_limits.py).
+HTTP_DEFAULTS = argparse.Namespace(header_timeout=10.0, body_timeout=30.0, keep_alive_timeout=5.0,
+                                   max_connections=100)
+
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
@@ -43,6 +48,16 @@ def _port(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError("a port is 0-65535 (0 picks a free port)")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
     return value
 
 
@@ -78,6 +93,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=None,
         help="largest HTTP request body (default: derived)",
+    )
+    parser.add_argument(
+        "--header-timeout", type=_positive_seconds, default=HTTP_DEFAULTS.header_timeout,
+        help=f"seconds for a request's headers to arrive, however slowly they trickle "
+        f"(default {HTTP_DEFAULTS.header_timeout:g}; answered 408 and closed)",
+    )
+    parser.add_argument(
+        "--body-timeout", type=_positive_seconds, default=HTTP_DEFAULTS.body_timeout,
+        help=f"seconds for a request's whole body to arrive (default {HTTP_DEFAULTS.body_timeout:g})",
+    )
+    parser.add_argument(
+        "--keep-alive-timeout", type=_positive_seconds, default=HTTP_DEFAULTS.keep_alive_timeout,
+        help=f"seconds an idle keep-alive connection stays open (default {HTTP_DEFAULTS.keep_alive_timeout:g})",
+    )
+    parser.add_argument(
+        "--max-connections", type=_positive_int, default=HTTP_DEFAULTS.max_connections,
+        help=f"open HTTP connections at once; more are answered 503 (default {HTTP_DEFAULTS.max_connections})",
     )
     parser.add_argument(
         "--auth",
@@ -218,6 +250,7 @@ def _run_http(args: argparse.Namespace) -> int:
         endpoint_url,
         serve_http,
     )
+    from statekit.server.http_limits import HttpLimits
 
     try:
         tokens = (
@@ -236,7 +269,10 @@ def _run_http(args: argparse.Namespace) -> int:
         allowed_hosts=default_allowed_hosts(args.host, args.allowed_host),
         allowed_origins=args.allowed_origin,
         max_body_bytes=args.max_body_bytes or default_max_body_bytes(args.max_source_bytes),
+        body_timeout=args.body_timeout,
     )
+    limits = HttpLimits(header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+                        keep_alive_timeout=args.keep_alive_timeout, max_connections=args.max_connections)
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as exc:
@@ -244,5 +280,5 @@ def _run_http(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     print(f"statekit MCP server listening on {endpoint_url(sock)}", file=sys.stderr, flush=True)
     with sock:
-        anyio.run(serve_http, app, sock)
+        anyio.run(serve_http, app, sock, limits)
     return EXIT_OK

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp
 
 from statekit.server.access import AccessPolicy
 from statekit.server.http_guards import BearerAuthGuard, BodyLimitGuard, OriginGuard
+from statekit.server.http_limits import HttpLimits, uvicorn_config
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +42,7 @@ def build_http_app(
     allowed_origins: Iterable[str] = (),
     max_body_bytes: int = BASE_MAX_BODY_BYTES,
     path: str = MCP_PATH,
+    body_timeout: float | None = HttpLimits.body_timeout,
 ) -> ASGIApp:
     """The ASGI app: Host/Origin check, then bearer auth, then the body cap, then the SDK endpoint."""
     endpoint = server.streamable_http_app(
@@ -51,7 +53,7 @@ def build_http_app(
         # The OriginGuard below is the single place Host and Origin are decided.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    app: ASGIApp = BodyLimitGuard(endpoint, max_body_bytes=max_body_bytes)
+    app: ASGIApp = BodyLimitGuard(endpoint, max_body_bytes=max_body_bytes, body_timeout=body_timeout)
     if access.tokens is not None:
         app = BearerAuthGuard(app, tokens=access.tokens)
     return OriginGuard(app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)
@@ -78,9 +80,8 @@ def endpoint_url(sock: socket.socket, path: str = MCP_PATH) -> str:
     return f"http://{shown}:{port}{path}"
 
 
-async def serve_http(app: ASGIApp, sock: socket.socket) -> None:
-    """Run `app` on `sock` with uvicorn until interrupted."""
+async def serve_http(app: ASGIApp, sock: socket.socket, limits: HttpLimits | None = None) -> None:
+    """Run `app` on `sock` with uvicorn, under `limits` (timeouts, connection cap), until interrupted."""
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-    await uvicorn.Server(config).serve(sockets=[sock])
+    await uvicorn.Server(uvicorn_config(app, limits or HttpLimits())).serve(sockets=[sock])

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 from collections import deque
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from statekit.errors import ErrorCode
+from statekit.server.jsonrpc_limits import check_message
+
+logger = logging.getLogger(__name__)
 
 
 async def send_error(
@@ -54,14 +59,31 @@ def host_name(host_header: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def host_and_port(host_header: str, scheme: str) -> tuple[str, int] | None:
+    """`(name, port)` of a `Host` header value, the port defaulting to the scheme's (None: unreadable)."""
+    parts = urlsplit(f"{scheme}://{host_header.strip()}")
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    return parts.hostname, port if port is not None else _DEFAULT_PORTS[scheme]
+
+
 class OriginGuard:
     """Refuse requests whose Host or Origin is not this server's, so a DNS rebinding page cannot
     drive a local server from a browser.
 
     `allowed_hosts` are host names (any port). None turns the Host check off, for a server bound
     to every interface whose public names are not known. A request without an Origin header (any
-    non-browser client) passes; a browser's Origin must name an allowed host or be listed exactly
-    in `allowed_origins`.
+    non-browser client) passes. A browser's Origin must be listed exactly in `allowed_origins`,
+    or name an allowed host *and* the port the request was sent to (the `Host` header's), so a
+    page served by another local program (`http://localhost:9999`) cannot call this server.
+    With the Host check off, only the listed origins are accepted.
     """
 
     def __init__(
@@ -81,28 +103,39 @@ class OriginGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.allowed_hosts is not None:
-            hosts = _header_values(scope, b"host")
-            if len(hosts) != 1 or host_name(hosts[0]) not in self.allowed_hosts:
-                await send_error(
-                    send, 421, "forbidden", "this server does not answer for that Host"
-                )
-                return
+        hosts = _header_values(scope, b"host")
+        if self.allowed_hosts is not None and (
+            len(hosts) != 1 or host_name(hosts[0]) not in self.allowed_hosts
+        ):
+            await send_error(
+                send, 421, "forbidden", "this server does not answer for that Host"
+            )
+            return
         origins = _header_values(scope, b"origin")
-        if len(origins) > 1 or (origins and not self._origin_allowed(origins[0])):
+        if len(origins) > 1 or (origins and not self._origin_allowed(origins[0], hosts)):
             await send_error(send, 403, "forbidden", "requests from this Origin are not allowed")
             return
         await self.app(scope, receive, send)
 
-    def _origin_allowed(self, origin: str) -> bool:
+    def _origin_allowed(self, origin: str, hosts: list[str]) -> bool:
         normalized = origin.rstrip("/").lower()
         if normalized in self.allowed_origins:
             return True
-        parts = urlsplit(normalized)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        if self.allowed_hosts is None or len(hosts) != 1:
             return False
-        allowed = self.allowed_hosts if self.allowed_hosts is not None else frozenset()
-        return parts.hostname in allowed
+        parts = urlsplit(normalized)
+        if parts.scheme not in _DEFAULT_PORTS or not parts.hostname or parts.path or parts.query:
+            return False
+        try:
+            origin_port = parts.port if parts.port is not None else _DEFAULT_PORTS[parts.scheme]
+        except ValueError:
+            return False
+        target = host_and_port(hosts[0], parts.scheme)
+        return (
+            target is not None
+            and parts.hostname in self.allowed_hosts
+            and origin_port == target[1]
+        )
 
 
 class BearerAuthGuard:
@@ -149,13 +182,24 @@ class BearerAuthGuard:
 
 
 class BodyLimitGuard:
-    """Refuse request bodies over `max_body_bytes` with 413, whether declared or streamed."""
+    """Read the whole request body before the endpoint sees it, and refuse bad bodies.
 
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+    - over `max_body_bytes` (declared or streamed): 413 `payload_too_large`;
+    - not complete within `body_timeout` seconds (a slow-body client): 408, connection closed;
+    - the client disconnects mid-body: one log line, and the incomplete request is dropped
+      (never handed to the endpoint);
+    - a POST body that breaks the strict JSON rules of `jsonrpc_limits` (NaN, a huge number,
+      deep nesting): a JSON-RPC error response, before the SDK parses it.
+    """
+
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int, body_timeout: float | None = None) -> None:
         if max_body_bytes <= 0:
             raise ValueError("max_body_bytes must be positive")
+        if body_timeout is not None and body_timeout <= 0:
+            raise ValueError("body_timeout must be positive")
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -170,18 +214,38 @@ class BodyLimitGuard:
             await self._refuse(send)
             return
         buffered: deque[Message] = deque()
+        outcome = "complete"
         size = 0
-        while True:
-            message = await receive()
-            buffered.append(message)
-            if message["type"] != "http.request":
-                break
-            size += len(message.get("body", b""))
-            if size > self.max_body_bytes:
-                await self._refuse(send)
+        with anyio.move_on_after(self.body_timeout) as deadline:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    outcome = "disconnected"
+                    break
+                buffered.append(message)
+                size += len(message.get("body", b""))
+                if size > self.max_body_bytes:
+                    await self._refuse(send)
+                    return
+                if not message.get("more_body", False):
+                    break
+        if deadline.cancelled_caught:
+            logger.warning("closed a request whose body did not arrive within %ss (%d bytes received)",
+                           self.body_timeout, size)
+            await send_error(send, 408, "bad_request",
+                             f"the request body did not arrive within {self.body_timeout} seconds",
+                             [(b"connection", b"close")])
+            return
+        if outcome == "disconnected":
+            client = scope.get("client") or ("?", 0)
+            logger.warning("client %s:%s disconnected before its request body was complete (%d bytes received)",
+                           client[0], client[1], size)
+            return
+        if scope.get("method") == "POST":
+            rejection = check_message(b"".join(m.get("body", b"") for m in buffered))[1]
+            if rejection is not None and rejection.data:  # plain parse errors stay the SDK's to answer
+                await _send_json(send, 400, rejection.encoded())
                 return
-            if not message.get("more_body", False):
-                break
 
         async def replay() -> Message:
             return buffered.popleft() if buffered else await receive()
@@ -192,3 +256,9 @@ class BodyLimitGuard:
         await send_error(
             send, 413, "payload_too_large", f"the request body is over {self.max_body_bytes} bytes"
         )
+
+
+async def _send_json(send: Send, status: int, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
