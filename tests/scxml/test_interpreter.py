@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from statekit.scxml import ScxmlSystem, Session
+import pytest
+
+from statekit.scxml import DocumentError, ScxmlRunError, ScxmlSystem, Session
 
 HEAD = '<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript"'
 
@@ -100,3 +102,28 @@ def test_invoked_child_talks_to_its_parent() -> None:
         <transition event="done.invoke.kid" cond="_event.data.answer === 42" target="done"/>
       </state><final id="done"/>''')
     assert session.final == "done"
+
+
+def test_documents_cannot_exhaust_the_stack() -> None:
+    deep = "".join(f'<state id="s{i}">' for i in range(300)) + "</state>" * 300
+    with pytest.raises(DocumentError, match="nest deeper"):
+        _run(deep)
+
+
+def test_a_document_invoking_itself_is_stopped(tmp_path: Path) -> None:
+    (tmp_path / "me.scxml").write_text(f'{HEAD}><state id="a"><invoke src="file:me.scxml"/></state></scxml>')
+    system = ScxmlSystem(base_dir=tmp_path)
+    session = system.start((tmp_path / "me.scxml").read_bytes(), base=str(tmp_path))
+    deepest, depth = session, 0
+    while deepest.invocations:
+        deepest, depth = next(iter(deepest.invocations.values())).child, depth + 1
+    assert depth == 20
+    assert "invocations nest deeper than 20 levels" in deepest.errors[0]
+
+
+def test_endless_delayed_sends_are_bounded() -> None:
+    system = ScxmlSystem(max_external_events=500)
+    session = system.start(f'{HEAD}><state id="a"><onentry><send event="t" delay="1ms"/></onentry>'
+                           '<transition event="t" target="a"/></state></scxml>')
+    with pytest.raises(ScxmlRunError, match="over 500 external events"):
+        system.run_until_idle(session)

@@ -23,6 +23,8 @@ from statekit.scxml.datamodel import UNDEFINED, Event
 from statekit.scxml.document import State
 
 MAX_ITEMS = 100
+#: External events one tool call may process (sessions that keep sending each other events).
+MAX_EXTERNAL_EVENTS = 10_000
 #: Virtual time one `advanceMs` item or `runUntilIdle` may let pass.
 MAX_ADVANCE_MS = 24 * 60 * 60 * 1000
 ENGINE_INFO = {"engine": "statekit", "semantics": "scxml", "reference": "W3C SCXML 1.0, Appendix D"}
@@ -128,7 +130,7 @@ def _variables(session: Session) -> dict[str, Any]:
 def simulate_scxml(text: str, items: Any, *, run_until_idle: bool = False) -> dict[str, Any]:
     """Run an SCXML document on `items` and return `{steps, normalization, execution}`."""
     plan = normalize_scxml_items(items)
-    system = ScxmlSystem(base_dir=None, record_steps=False)
+    system = ScxmlSystem(base_dir=None, record_steps=False, max_external_events=MAX_EXTERNAL_EVENTS)
     try:
         session = system.create_session(text)
     except DocumentError as error:

@@ -17,6 +17,9 @@ from statekit.formats.scxml_read import is_scxml, local, parse_xml
 
 StateKind = Literal["scxml", "state", "parallel", "final", "history"]
 _STATE_TAGS = ("state", "parallel", "final", "history")
+#: How deep elements may nest: the interpreter recurses along states and nested `<if>`s, and a
+#: document must not be able to exhaust Python's stack.
+MAX_DEPTH = 200
 
 
 class DocumentError(Exception):
@@ -112,7 +115,17 @@ def executable(element: ET.Element) -> list[ET.Element]:
 def read_document(source: str | bytes | ET.Element) -> Document:
     """Read an SCXML document (text or a parsed `<scxml>` element)."""
     root_element = parse_xml(source) if isinstance(source, (str, bytes)) else source
+    _check_depth(root_element)
     return _Reader(root_element).read()
+
+
+def _check_depth(root: ET.Element) -> None:
+    stack = [(root, 1)]
+    while stack:
+        element, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise DocumentError(f"elements nest deeper than {MAX_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in element)
 
 
 class _Reader:

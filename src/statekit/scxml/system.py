@@ -31,6 +31,9 @@ from statekit.scxml.session import Session
 DEFAULT_MAX_VIRTUAL_MS = 24 * 60 * 60 * 1000
 #: External events one run may process in all (a ping-pong between sessions never ends).
 MAX_EXTERNAL_EVENTS = 100_000
+#: Sessions alive at once, and how deep invocations may nest (a document invoking itself).
+MAX_LIVE_SESSIONS = 100
+MAX_INVOKE_DEPTH = 20
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -41,7 +44,9 @@ class ScxmlRunError(Exception):
 
 
 class ScxmlSystem:
-    def __init__(self, *, base_dir: str | Path | None = None, record_steps: bool = False) -> None:
+    def __init__(self, *, base_dir: str | Path | None = None, record_steps: bool = False,
+                 max_external_events: int = MAX_EXTERNAL_EVENTS) -> None:
+        self.max_external_events = max_external_events
         self.clock = VirtualClock()
         self.base_dir = Path(base_dir).resolve() if base_dir is not None else None
         self.record_steps = record_steps
@@ -56,6 +61,14 @@ class ScxmlSystem:
     def create_session(self, source: str | bytes | ET.Element, *, parent: Session | None = None,
                        invokeid: str | None = None, initial_values: dict[str, Any] | None = None,
                        base: str | None = None) -> Session:
+        if len(self.sessions) >= MAX_LIVE_SESSIONS:
+            raise ExecutionError(f"over {MAX_LIVE_SESSIONS} sessions would be alive at once")
+        depth = 0
+        ancestor = parent
+        while ancestor is not None:
+            depth, ancestor = depth + 1, ancestor.parent
+        if depth > MAX_INVOKE_DEPTH:
+            raise ExecutionError(f"invocations nest deeper than {MAX_INVOKE_DEPTH} levels")
         document = read_document(source)
         sessionid = f"session{next(self._session_numbers)}"
         session = Session(self, document, sessionid, parent=parent, invokeid=invokeid,
@@ -147,8 +160,8 @@ class ScxmlSystem:
         while self.ready:
             session = self.ready.popleft()
             self._processed += 1
-            if self._processed > MAX_EXTERNAL_EVENTS:
-                raise ScxmlRunError(f"the run processed over {MAX_EXTERNAL_EVENTS} external events")
+            if self._processed > self.max_external_events:
+                raise ScxmlRunError(f"the run processed over {self.max_external_events} external events")
             if session.external:
                 session.process_external()
             elif session.internal and session.running:
