@@ -16,6 +16,7 @@ from statekit.engine.guards import evaluate_guard
 from statekit.engine.implementations import ActionArgs, Assign
 from statekit.errors import EngineError
 from statekit.model.core import Action, EnqueueBranch
+from statekit.model.inline import JS_MARKER
 from statekit.model.parse import parse_action
 
 if TYPE_CHECKING:
@@ -87,10 +88,22 @@ def _resolve_action(
     if isinstance(implementation, Assign):
         return apply_assign(snapshot, event, implementation, params)
     if isinstance(implementation, Mapping):
-        return _resolve_builtin(snapshot, event, ctx, parse_action(implementation, action.type), params, deferred_actor_ids)
+        builtin = _parsed_implementation(snapshot.machine, action.type, implementation)
+        return _resolve_builtin(snapshot, event, ctx, builtin, params, deferred_actor_ids)
     args = ActionArgs(snapshot.context, event)
     ctx.actions.append(ExecutableAction(action.type, params, args, implementation if callable(implementation) else None))
     return snapshot
+
+
+def _parsed_implementation(machine: Any, name: str, implementation: Mapping[str, Any]) -> Action:
+    """A built-in action given as config data in `setup(actions=...)`, parsed once per machine."""
+    cached = machine.parsed_actions.get(name)
+    if cached is not None and cached[0] is implementation:
+        parsed: Action = cached[1]
+        return parsed
+    parsed = parse_action(implementation, name)
+    machine.parsed_actions[name] = (implementation, parsed)  # bounded by the machine's action names
+    return parsed
 
 
 def resolve_params(params: Any, context: Any, event: Event, evaluator: Any) -> Any:
@@ -108,15 +121,25 @@ def apply_assign(snapshot: Snapshot, event: Event, assignment: Any, params: Any)
     return snapshot.clone(context={**snapshot.context, **update})
 
 
+#: Values that are never code in a machine's data (code is a function or a `{"$js": ...}`).
+_LITERAL_TYPES = frozenset({str, int, float, bool})
+
+
 def _value(field_value: Any, snapshot: Snapshot, event: Event, params: Any, where: str = "") -> Any:
     if field_value is None:
         return None
+    kind = type(field_value)
+    if kind in _LITERAL_TYPES or (kind is dict and JS_MARKER not in field_value):
+        return field_value  # data: nothing for the evaluator to run
     return snapshot.machine.evaluator.value(field_value, Scope(snapshot.context, event, params), where=where)
 
 
 def _resolve_delay(snapshot: Snapshot, delay: Any, event: Event, params: Any) -> int | float | None:
     if delay is None:
         return None
+    if type(delay) in (int, float):  # milliseconds as data (a string names a delay)
+        resolved: int | float = delay
+        return resolved
     return snapshot.machine.evaluator.delay(delay, Scope(snapshot.context, event, params))
 
 

@@ -7,8 +7,7 @@ depends on them (document order, conflict resolution, whether an eventless pass 
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from statekit.engine.actions import ActionContext, resolve_actions
@@ -492,18 +491,16 @@ def microstep(
     next_snapshot = snapshot
     for exiting, exit_actions in plan.exits:
         if exit_actions:
-            with _located(f"the exit actions of state '{exiting.id}'"):
-                next_snapshot = resolve_actions(next_snapshot, event, ctx, exit_actions, None)
+            next_snapshot = _resolve_located(next_snapshot, event, ctx, exit_actions, None, "exit", exiting)
     if plan.history_updates is not None:
         history = {**history, **dict(plan.history_updates)}
     for taken in plan.filtered:
         if taken.actions:
-            with _located(f"the actions of transition '{_transition_label(taken)}'"):
-                next_snapshot = resolve_actions(next_snapshot, event, ctx, taken.actions, None)
+            next_snapshot = _resolve_located(next_snapshot, event, ctx, taken.actions, None, "transition", taken)
     for entry in plan.entries:
         if entry.actions:
-            with _located(f"the entry actions of state '{entry.node.id}'"):
-                next_snapshot = resolve_actions(next_snapshot, event, ctx, entry.actions, entry.deferred_actor_ids)
+            next_snapshot = _resolve_located(next_snapshot, event, ctx, entry.actions, entry.deferred_actor_ids,
+                                             "entry", entry.node)
         final = entry.final
         if final is not None:
             if final.parent_done_id is not None:
@@ -528,21 +525,29 @@ def microstep(
     return next_snapshot.clone(nodes=next_nodes, history=history)
 
 
-@contextlib.contextmanager
-def _located(where: str) -> Iterator[None]:
-    """Say where an action failed: the state and transition, as XState's messages do not."""
+def _resolve_located(snapshot: Snapshot, event: Event, ctx: ActionContext, actions: Sequence[Action],
+                     deferred_actor_ids: Sequence[str] | None, kind: str,
+                     subject: Node | RuntimeTransition) -> Snapshot:
+    """`resolve_actions`, saying where an action failed (the state or transition), as XState's
+    messages do not. (A plain try costs nothing when nothing fails; the text is built then.)"""
     try:
-        yield
+        return resolve_actions(snapshot, event, ctx, actions, deferred_actor_ids)
     except EngineError as error:
         if error.where is None:
-            error.where = where
+            error.where = _where(kind, subject)
         raise
     except RecursionError:
         raise
     except Exception as error:  # a Python implementation raised
         wrapped = EngineError(str(error) or type(error).__name__)
-        wrapped.where = where
+        wrapped.where = _where(kind, subject)
         raise wrapped from error
+
+
+def _where(kind: str, subject: Node | RuntimeTransition) -> str:
+    if isinstance(subject, RuntimeTransition):
+        return f"the actions of transition '{_transition_label(subject)}'"
+    return f"the {kind} actions of state '{subject.id}'"
 
 
 def _transition_label(transition: RuntimeTransition) -> str:

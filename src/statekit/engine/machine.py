@@ -173,6 +173,8 @@ class Machine:
         self.plans: dict[tuple[object, ...], Any] = {}
         self.selections: dict[tuple[object, ...], list[RuntimeTransition]] = {}
         self.values: dict[tuple[Node, ...], Any] = {}
+        #: Built-in actions given as data in `setup(actions=...)`, parsed: name -> (data, Action).
+        self.parsed_actions: dict[str, tuple[Any, Action]] = {}
         self._resolver = Resolver(model)
         for node in self.nodes:
             self._initialize(node)
