@@ -600,17 +600,30 @@ class Gate:
 
     def handle_schema(self, tool_name: str, schema: dict[str, Any]) -> dict[str, Any]:
         """`schema` with the handle parameter the gate owns added (required), for tools that need it."""
-        if not self.needs_handle(tool_name):
+        optional = (
+            self.mode == "handle"
+            and tool_name in self._bindings
+            and tool_name not in self._creators
+        )
+        if not self.needs_handle(tool_name) and not optional:
             return schema
         key = self.state_handle_key
         assert key is not None
         properties = dict(schema.get("properties") or {})
+        creators = " or ".join(sorted(self._creators))
         properties[key] = {
             "type": "string",
-            "description": f"The workflow handle returned by {' or '.join(sorted(self._creators))}.",
+            "description": f"The workflow handle returned by {creators}."
+            if self.needs_handle(tool_name)
+            else f"Optional: the workflow handle returned by {creators}, to see its state.",
         }
         required = [name for name in schema.get("required", []) if name != key]
-        return {**schema, "properties": properties, "required": [*required, key]}
+        if self.needs_handle(tool_name):
+            required.append(key)
+        updated = {**schema, "properties": properties}
+        if required:
+            updated["required"] = required
+        return updated
 
     def handle_description(self, tool_name: str, description: str | None) -> str | None:
         """The description handle mode lists: the tool's own plus where it applies."""
@@ -826,7 +839,7 @@ class Gate:
                     schema=self.handle_schema(view.name(tool), view.schema(tool)),
                     description=self.handle_description(view.name(tool), view.description(tool)),
                 )
-                if self.needs_handle(view.name(tool))
+                if view.name(tool) in self._bindings
                 else tool
                 for tool in tools
             ]
