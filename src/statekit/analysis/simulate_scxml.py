@@ -135,7 +135,6 @@ def simulate_scxml(text: str, items: Any, *, run_until_idle: bool = False) -> di
         session = system.create_session(text)
     except DocumentError as error:
         raise ToolError("invalid_input", f"the SCXML document cannot run: {error}") from None
-    session.close_datamodel_on_exit = False  # its variables are reported after it ends
     cursor = _Cursor(session)
     stopped: str | None = None
     steps: list[dict[str, Any]] = []

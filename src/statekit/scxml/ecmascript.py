@@ -171,6 +171,7 @@ class EcmascriptDatamodel:
         self._owner: int | None = None
         self._declared: list[str] = []
         self._broken: str | None = None
+        self._closed = False
 
     # -- the QuickJS context, on the thread that owns it -------------------------------------
     def _create(self) -> None:
@@ -205,6 +206,8 @@ class EcmascriptDatamodel:
             self._spent += time.monotonic() - started
 
     def _call(self, op: str, a: Any = None, b: Any = None, c: Any = None) -> Any:
+        if self._closed:
+            raise DatamodelLimitError("the session's ECMAScript datamodel was closed")
         if self._broken is not None:
             raise DatamodelLimitError(f"ECMAScript stopped earlier: {self._broken}")
         for source in (a, b):
@@ -266,6 +269,7 @@ class EcmascriptDatamodel:
         return value if isinstance(value, dict) else {}
 
     def close(self) -> None:
+        self._closed = True
         self._dispatch = None
         self._context = None
 

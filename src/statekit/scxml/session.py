@@ -99,8 +99,9 @@ class Session:
         self.first_entry: set[State] = set(document.ordered)
         self.running = False
         self.cancelled = False
-        #: A session that ended frees its datamodel, unless a caller still wants to read it.
-        self.close_datamodel_on_exit = True
+        #: An invoked session that ended frees its datamodel; a top-level one keeps it readable
+        #: (`session.datamodel.variables()`) until the caller closes it or drops the session.
+        self.close_datamodel_on_exit = parent is not None
         #: The id of the top-level final state the session ended in, if it did.
         self.final: str | None = None
         self.error: str | None = None
@@ -489,9 +490,12 @@ class Session:
             self.raise_error("error.execution", str(error), error.sendid)
 
     def execute(self, element: ET.Element) -> None:
-        if not isinstance(element.tag, str) or not element.tag.startswith("{http://www.w3.org/2005/07/scxml}"):
-            return  # elements of other namespaces are not SCXML's to run
+        if not isinstance(element.tag, str):
+            return
         name = local(element.tag)
+        if not is_scxml(element, name):
+            # Executable content of another namespace: statekit runs none, and says so.
+            raise ExecutionError(f"<{element.tag}> is executable content statekit does not run")
         datamodel = self.datamodel
         if name == "raise":
             event = element.get("event")
