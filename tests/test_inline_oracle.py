@@ -62,8 +62,6 @@ _HEADER = re.compile(r"^//\s*(events|input):\s*(.*)$", re.MULTILINE)
 _INLINE_GUARD_LABEL = ("engine/algorithm.py names an inline guard in 'Unable to evaluate guard ...' (by the reader's "
                        "inferred name, 'guard'); XState names only guards written as a string or an object")
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "guard_closure_constant": ("an inline function is kept as its own source: a module-level constant it reads "
-                               "(`LIMIT`) is not defined in the sandbox"),
 }
 
 

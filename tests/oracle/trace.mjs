@@ -98,6 +98,9 @@ function toStateConfig(state) {
     if (key in converted) converted[key] = toActions(converted[key]);
   }
   if ('on' in converted) converted.on = mapValues(converted.on, toTransition);
+  if (converted.initial !== null && typeof converted.initial === 'object' && 'actions' in converted.initial) {
+    converted.initial = { ...converted.initial, actions: toActions(converted.initial.actions) };
+  }
   if ('after' in converted) converted.after = mapValues(converted.after, toTransition);
   for (const key of ['always', 'onDone']) {
     if (key in converted) converted[key] = toTransition(converted[key]);

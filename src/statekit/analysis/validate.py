@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from statekit.analysis.unresolved import unresolved_values
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import (
     BUILTIN_ACTIONS,
@@ -49,6 +50,8 @@ ISSUE_CODES: Mapping[str, tuple[Severity, str]] = {
     "action_not_implemented": ("warning", "A named action has no implementation supplied; it is recorded by name and does nothing."),
     "delay_not_implemented": ("warning", "A named delay has no implementation supplied; XState then raises the delayed event at once."),
     "actor_not_implemented": ("warning", "An invoked or spawned actor has no implementation supplied."),
+    "unresolved_value": ("warning", "A value the XState source reader could not evaluate statically (`$ref`, `$expr`: an import, a call, a `let`) sits where the machine uses it; simulating stops with an error there instead of guessing."),
+    "sandbox_unavailable_name": ("warning", "Inline code reads a name defined outside the machine that is not a constant (an import, a function, a `let`); statekit carries only module constants into its sandbox, so simulating stops with an error when that code runs."),
 }
 
 _DESCRIPTOR = re.compile(r"^(\*|[^*]+(\.\*)?)$")
@@ -115,7 +118,20 @@ def validate_model(model: MachineModel, supplied: SuppliedImplementations | None
     issues.extend(_check_eventless_loops(model, resolver))
     issues.extend(_check_reachability(model, resolver))
     issues.extend(_check_implementations(model, supplied))
+    issues.extend(issue("unresolved_value", f"`{source}` could not be evaluated statically; the simulation stops with an "
+                        "error where it is used", where) for where, source in unresolved_values(model))
     return issues
+
+
+def sandbox_name_issues(module_scope: Mapping[str, Any]) -> list[Issue]:
+    """Warnings for the module-scope names inline code reads that the sandbox cannot have
+    (`moduleScope.unavailable` of an extracted machine's implementations)."""
+    unavailable = module_scope.get("unavailable") if isinstance(module_scope, Mapping) else None
+    if not isinstance(unavailable, Mapping):
+        return []
+    return [issue("sandbox_unavailable_name", f"inline code reads '{name}', which is {reason}; statekit runs inline "
+                  "code without it, and simulating stops with an error when that code runs", "")
+            for name, reason in unavailable.items()]
 
 
 def _check_ids(model: MachineModel) -> Iterator[Issue]:

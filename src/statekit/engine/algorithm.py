@@ -628,8 +628,8 @@ def initial_snapshot(machine: Machine, ctx: ActionContext, input_value: Any) -> 
     is_data = not callable(config_context) and not (isinstance(config_context, Mapping) and "$js" in config_context)
     snapshot = Snapshot(machine, (machine.root,), (config_context or {}) if is_data else {})
     try:
-        if not is_data:  # a context factory `({input}) => ...`: the evaluator runs it
-            snapshot = snapshot.clone(context=machine.evaluator.initial_context(config_context, input_value))
+        # Data, or a factory `({input}) => ...`: the evaluator runs (or checks) it.
+        snapshot = snapshot.clone(context=machine.evaluator.initial_context(config_context, input_value))
         root_transition = RuntimeTransition(machine.root, "", initial_nodes(machine.root), None, [], True, None)
         snapshot_after = microstep([root_transition], snapshot, ctx, init_event, True)
         return macrostep(snapshot_after, init_event, ctx)

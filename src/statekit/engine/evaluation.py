@@ -48,6 +48,7 @@ from statekit.engine.inline import JS_MARKER, CodeEvaluator, is_inline
 from statekit.errors import EngineError
 from statekit.model.core import Guard
 from statekit.model.parse import parse_guard
+from statekit.model.unresolved import unresolved_marker
 
 if TYPE_CHECKING:
     from statekit.engine.sandbox import JsSandbox
@@ -188,6 +189,8 @@ class PythonEvaluator:
             return value(scope.args, scope.params)
         if is_inline(value):
             return self.run_code(value[JS_MARKER], scope, where)
+        if isinstance(value, Mapping | list):
+            _refuse_unresolved(value, where)
         return value
 
     def delay(self, delay: Any, scope: Scope) -> int | float | None:
@@ -212,6 +215,7 @@ class PythonEvaluator:
                                  whole_args=True)
         if callable(context):
             return context(ActionArgs(None, {"input": input_value}), None)
+        _refuse_unresolved(context, "context")
         return context if context else {}
 
     def knows_actor(self, src: str) -> bool:
@@ -253,6 +257,15 @@ def evaluator_for(implementations: Implementations) -> Evaluator:
         explicit: Evaluator = code_evaluator  # an Evaluator given directly
         return explicit
     return JsEvaluator(implementations, code_evaluator)
+
+
+def _refuse_unresolved(value: Any, where: str) -> None:
+    """Fail closed on a value the source reader could not evaluate (never use the marker as data)."""
+    source = unresolved_marker(value)
+    if source is not None:
+        raise EngineError(f"`{source}`{f' in {where}' if where else ''} could not be evaluated statically "
+                          "(statekit reads XState source without running it), so the machine cannot be simulated "
+                          "faithfully past this point")
 
 
 def _mapping(update: Any) -> Mapping[str, Any]:

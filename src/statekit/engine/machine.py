@@ -164,6 +164,7 @@ class Machine:
             configured if isinstance(configured, int) and not isinstance(configured, bool) else None)
         self.id = model.id
         self.id_map: dict[str, Node] = {}
+        self._runtime_of: dict[int, Node] = {}
         self.nodes: list[Node] = []
         self.root = self._build(model.root, None)
         self.has_history = any(node.type == "history" for node in self.nodes)
@@ -196,6 +197,9 @@ class Machine:
         node = Node(self, model, parent, len(self.id_map))  # XState: order = idMap.size
         # Like XState's idMap, a later duplicate id replaces the earlier one.
         self.id_map[node.id] = node
+        # Resolution maps model nodes to runtime nodes by identity, not by id: a key with an
+        # escaped period (`"foo.bar"`) has the same id as the child `bar` of `foo`.
+        self._runtime_of[id(model)] = node
         self.nodes.append(node)
         for child_model in model.children:
             child = self._build(child_model, node)
@@ -221,6 +225,7 @@ class Machine:
                     f'Initial state node "{model.initial}" not found on parent state node #{node.id}'
                 )
             node.initial_target = [target]
+        node.initial_actions = list(model.initial_actions)
         for transition in model.transitions:
             if transition.kind == "on" and transition.event == "":
                 raise MachineDefinitionError(
@@ -276,7 +281,7 @@ class Machine:
             )
         target: list[Node] | None = None
         if transition.targets is not None:
-            target = [self.node(self._resolver.resolve_target(node.model, t).id) for t in transition.targets]
+            target = [self._runtime(self._resolver.resolve_target(node.model, t)) for t in transition.targets]
         return RuntimeTransition(
             node, transition.event, target, transition.guard, list(transition.actions),
             transition.reenter, transition, transition.delay,
@@ -284,13 +289,17 @@ class Machine:
 
     # -- lookups --------------------------------------------------------------------------
 
+    def _runtime(self, model: StateNode) -> Node:
+        """The runtime node compiled from the model node `model`."""
+        return self._runtime_of[id(model)]
+
     def node(self, state_id: str) -> Node:
         """The runtime node with id `state_id` (no `#`)."""
         return self.id_map[state_id]
 
     def node_by_id(self, state_id: str) -> Node:
         """`getStateNodeById('#id.child')` on the runtime nodes."""
-        return self.node(self._resolver.node_by_id(state_id).id)
+        return self._runtime(self._resolver.node_by_id(state_id))
 
     def history_default_target(self, history: Node) -> list[Node]:
         """`resolveHistoryDefaultTransition(...).target`."""
@@ -300,7 +309,7 @@ class Machine:
             if parent.type == "parallel":
                 return [parent]
             return parent.initial_target
-        return [self.node(self._resolver.node_by_path(parent.model, t).id) for t in history.model.target]
+        return [self._runtime(self._resolver.node_by_path(parent.model, t)) for t in history.model.target]
 
     def history_default_is_parent_initial(self, history: Node) -> bool:
         """Whether the default is the parent's own initial transition (then initial actions run)."""

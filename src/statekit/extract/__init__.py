@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 
 from tree_sitter import Language, Node, Query, QueryCursor
 
+from statekit.extract.captures import module_scope
 from statekit.extract.config import ConfigEncoder, implementations, looks_like_v6
 from statekit.extract.syntax import SourceError, named, parse, position, syntax_errors, text, unwrap
 from statekit.extract.values import UNDEFINED, Evaluator, JsRef
@@ -143,6 +144,7 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
     if not args:
         evaluator.problem(call, "no_config", "createMachine() without a config")
         return None
+    first_function = len(evaluator.functions)
     config_value = evaluator.value(args[0])
     if not isinstance(config_value, dict):
         evaluator.problem(args[0], "unresolved_config",
@@ -158,6 +160,9 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
         impls.setdefault("actors", {}).update(encoder.inline_actors)
     if isinstance(setup_value, JsRef):
         impls["$ref"] = setup_value.name
+    scope = module_scope(evaluator, evaluator.functions[first_function:])
+    if scope:  # module constants the inline functions read, for the sandbox (engine/inline.py)
+        impls["moduleScope"] = scope
     version = forced_version if forced_version is not None else (6 if looks_like_v6(config_value) else 5)
     if version == 6 and setup_value is None:
         impls = {**implementations(config_value), **impls}  # v6: implementations live in the config

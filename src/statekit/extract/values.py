@@ -100,6 +100,8 @@ class Evaluator:
         self._scopes: dict[int, dict[str, Binding]] = {}
         self._const_values: dict[int, Any] = {}
         self._resolving: set[int] = set()
+        #: Every function kept as source, in order (their module-scope reads: `captures.py`).
+        self.functions: list[Node] = []
 
     # -- problems ---------------------------------------------------------------------------
 
@@ -171,6 +173,7 @@ class Evaluator:
             return handler(self, node, name, depth)
         if kind in FUNCTION_TYPES:
             own = node.child_by_field_name("name")
+            self.functions.append(node)
             return JsFunction(text(own) if own is not None else name, text(node))
         literal = string_value(node)
         if literal is not None:
@@ -187,6 +190,7 @@ class Evaluator:
         if bound is None or bound.kind in ("import", "opaque") or bound.node is None:
             return JsRef(ident)
         if bound.kind == "function":
+            self.functions.append(bound.node)
             return JsFunction(ident, text(bound.node))
         key = bound.node.id
         if key in self._const_values:
@@ -218,6 +222,7 @@ class Evaluator:
             elif kind == "method_definition":
                 key = self._key(member.child_by_field_name("name"), depth)
                 if key is not None:
+                    self.functions.append(member)
                     result[key] = JsFunction(key, text(member))
             elif kind == "spread_element":
                 spread = self.value(named(member)[0], "", depth + 1) if named(member) else None

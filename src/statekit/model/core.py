@@ -168,6 +168,9 @@ class StateNode:
     explicit_id: str | None = None
     type_given: bool = False
     initial: str | None = None
+    #: The actions of the initial transition (`initial: {target, actions}`), run when the state
+    #: is entered by default (XState's `initial.actions`).
+    initial_actions: tuple[Action, ...] = ()
     children: tuple[StateNode, ...] = ()
     transitions: tuple[Transition, ...] = ()
     entry: tuple[Action, ...] = ()

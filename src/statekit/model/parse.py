@@ -114,7 +114,9 @@ def _parse_state(
             raise MachineDefinitionError("`history` must be 'shallow', 'deep' or true", _join(where, "history"))
 
     initial = config.get("initial")
+    initial_actions: tuple[Action, ...] = ()
     if isinstance(initial, Mapping):  # the `{target, actions}` form
+        initial_actions = _parse_actions(initial.get("actions"), _join(where, "initial.actions"))
         initial = initial.get("target")
     if initial is not None and not isinstance(initial, str):
         raise MachineDefinitionError("`initial` must be a string", _join(where, "initial"))
@@ -168,6 +170,7 @@ def _parse_state(
         explicit_id=explicit_id,
         type_given=given_type is not None,
         initial=initial,
+        initial_actions=initial_actions,
         children=children,
         transitions=transitions + tuple(invoke_transitions) if invoke_transitions else transitions,
         entry=_parse_actions(config.get("entry"), _join(where, "entry")),

@@ -30,7 +30,9 @@ def _state_to_config(node: StateNode) -> dict[str, Any]:
         config["history"] = node.history_given
     if node.target is not None:
         config["target"] = node.target[0] if len(node.target) == 1 else list(node.target)
-    if node.initial is not None:
+    if node.initial_actions:
+        config["initial"] = {"target": node.initial, "actions": _actions_to_config(node.initial_actions)}
+    elif node.initial is not None:
         config["initial"] = node.initial
     if node.description is not None:
         config["description"] = node.description

@@ -8,6 +8,7 @@ from statekit.analysis.simulate import MAX_EVENTS, normalize_events, simulate
 from statekit.analysis.validate import (
     ISSUE_CODES,
     SuppliedImplementations,
+    sandbox_name_issues,
     summarize,
     validate_model,
 )
@@ -51,7 +52,10 @@ def _validate(arguments: dict[str, Any]) -> dict[str, Any]:
     if detected != "xstate":
         # Another format: its reader builds the model and says what it assumed.
         model, read = load_model_with_normalization(machine, detected)
-        result = summarize(validate_model(model, supplied))
+        found = validate_model(model, supplied)
+        source_implementations = _source_implementations(arguments["machine"], read) or {}
+        found.extend(sandbox_name_issues(source_implementations.get("moduleScope") or {}))
+        result = summarize(found)
         result["normalization"] = {"format": read["format"], "assumed": read.get("assumed", [])}
         return result
     document = load_machine_document(machine)
