@@ -255,10 +255,6 @@ def test_reading_what_the_model_cannot_hold_warns(scxml: str, code: str) -> None
          "states.a.invoke[0].systemId"),
         ({"context": [1, 2], "states": {"a": {}}}, "context_lost", "context"),
         ({"context": {"not a name": 1}, "states": {"a": {}}}, "context_lost", "context.not a name"),
-        ({"initial": "a", "states": {"a": {"initial": "x", "states": {"x": {}}}, "b": {"states": {"x": {}}}}},
-         "state_id_changed", "states.b.states.x"),
-        ({"states": {"a": {"id": "custom"}}}, "state_id_lost", "states.a"),
-        ({"states": {"a b": {}}}, "state_id_changed", "states.a b"),
         ({"initial": "a", "states": {"a": {"on": {"GO": {"target": "a", "reenter": False}}}}}, "self_transition_reenters",
          "states.a.on.GO[0]"),
         ({"states": {"a": {"on": {"my event": "a"}}}}, "event_renamed", "states.a.on.my event[0]"),
@@ -302,6 +298,58 @@ def test_python_callables_are_reported_not_written() -> None:
     _, content, warnings = write_format(model, "scxml")
     assert "not_serializable" in codes(warnings)
     assert isinstance(content, str) and 'id="f"' in content
+
+
+# --- what SCXML ids cannot carry: statekit's namespaced attributes -------------------------------
+
+KEPT = [
+    # Keys that are no XML names, repeat in two parents, or hold dots; explicit ids; cross-tree targets.
+    {"id": "editor", "initial": "editing", "states": {
+        "editing": {"type": "parallel", "states": {
+            "editing.italic.off": {"on": {"TOGGLE": "#editor.editing.bold"}},
+            "2fa_sent": {"id": "custom id", "initial": "idle", "states": {"idle": {"on": {"GO": "#custom id"}}}},
+            "bold": {"initial": "idle", "states": {"idle": {"on": {"UP": "#editor.editing.2fa_sent.idle"}}}},
+        }},
+        "a b": {"on": {"BACK": "editing.bold"}},
+    }},
+    # A history state without a default: SCXML requires one, XState has an implicit one.
+    {"id": "h", "initial": "p", "states": {
+        "p": {"initial": "x", "states": {"x": {"on": {"N": "y"}}, "y": {}, "hist": {"type": "history"}}},
+        "q": {"on": {"BACK": "p.hist"}}}},
+    # A parallel root: SCXML's <scxml> is compound, so it is written as one top-level <parallel>.
+    {"id": "toggles", "type": "parallel", "states": {
+        "r0": {"initial": "off", "states": {"off": {"on": {"T0": "on"}}, "on": {"on": {"T0": "off"}}}},
+        "r1": {"initial": "off", "states": {"off": {"on": {"T1": "on"}}, "on": {"on": {"T1": "off"}}}}}},
+]
+
+
+@pytest.mark.parametrize("config", KEPT, ids=["keys-ids-targets", "history-default", "parallel-root"])
+def test_keys_ids_targets_history_defaults_and_parallel_roots_read_back_losslessly(config: dict[str, Any]) -> None:
+    text, warnings = to_scxml(config)
+    assert not codes(warnings) & {"state_id_changed", "state_id_lost"}
+    assert_schema_valid(text)
+    outcome = read_any(text, "scxml")
+    assert codes(outcome.warnings) <= {"expression_kept"}
+    assert machine_to_config(outcome.model) == machine_to_config(parse_machine(config))
+
+
+def test_a_parallel_root_is_a_parallel_state_for_other_processors() -> None:
+    text, _ = to_scxml(KEPT[2])
+    document = etree.fromstring(text.encode("utf-8"))
+    (top,) = [child for child in document if etree.QName(child).localname in ("state", "parallel")]
+    assert etree.QName(top).localname == "parallel"
+    assert [etree.QName(c).localname for c in top] == ["state", "state"]
+
+
+def test_an_edited_target_wins_over_the_kept_one() -> None:
+    text, _ = to_scxml(KEPT[0])
+    kept = 'target="bold" statekit:target="[&quot;editing.bold&quot;]"'
+    assert kept in text
+    assert read_any(text, "scxml").model.nodes["editor.a b"].transitions[0].targets == ("editing.bold",)
+    # Another tool retargets the transition in SCXML without knowing statekit's attribute.
+    outcome = read_any(text.replace(kept, 'target="a_b" statekit:target="[&quot;editing.bold&quot;]"'), "scxml")
+    assert "target_attribute_ignored" in codes(outcome.warnings)
+    assert outcome.model.nodes["editor.a b"].transitions[0].targets == ("a b",)
 
 
 # --- properties -----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ reported as a warning, so nothing is dropped silently.
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from copy import deepcopy
@@ -46,6 +47,25 @@ MAX_XML_CHARS = 5_000_000
 # Serialize SCXML elements with SCXML as the default namespace (`<state>`, not `<ns0:state>`).
 # ElementTree's `default_namespace=` option cannot be used: it rejects un-prefixed attributes.
 ET.register_namespace("", SCXML_NS)
+
+#: statekit's own attributes (SCXML's ##other-namespace extension point): what SCXML ids cannot
+#: carry, so a statekit-written document reads back as the machine it came from. Other SCXML
+#: processors ignore them; the document means the same without them.
+STATEKIT_NS = "https://statekit.dev/ns/scxml"
+_S = "{" + STATEKIT_NS + "}"
+#: On a state: its XState key, when the SCXML id is not that key.
+KEY_ATTRIBUTE = _S + "key"
+#: On a state: its explicit XState id.
+ID_ATTRIBUTE = _S + "id"
+#: On a transition: its targets as written in XState (a JSON list), when the reader would
+#: otherwise write them differently.
+TARGET_ATTRIBUTE = _S + "target"
+#: On a history state's default transition: XState's implicit default (the history state had
+#: no `target`; SCXML requires one, so it is written as XState's default).
+IMPLICIT_ATTRIBUTE = _S + "implicit"
+#: On the one top-level <parallel>: the machine root itself is parallel (<scxml> cannot be).
+ROOT_ATTRIBUTE = _S + "root"
+ET.register_namespace("statekit", STATEKIT_NS)
 
 
 def local(tag: Any) -> str:
@@ -110,6 +130,8 @@ class _RawState:
     where: str
     children: list[_RawState] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
+    #: The explicit XState id a statekit-written document kept (statekit:id).
+    explicit_id: str | None = None
 
     def ancestors(self) -> list[_RawState]:
         result: list[_RawState] = []
@@ -138,6 +160,8 @@ class ScxmlReader:
         name = root.get("name")
         self.machine_key = sanitize_key(name) if name else None
         self.top: list[_RawState] = []
+        #: Whether the machine root is parallel (a statekit:root <parallel> wrapper).
+        self.root_parallel = False
 
     def warn(self, code: str, message: str, path: str = "") -> None:
         self.warnings.append(warning(code, message, path))
@@ -154,15 +178,22 @@ class ScxmlReader:
             tag = local(child.tag)
             if not child.tag.startswith(_Q) or tag not in STATE_TAGS:
                 continue
+            if parent is None and tag == "parallel" and child.get(ROOT_ATTRIBUTE) == "parallel" and not states \
+                    and len([e for e in element if local(e.tag) in STATE_TAGS]) == 1:
+                # statekit's wrapper for a parallel machine root: its regions are the root's states.
+                self.root_parallel = True
+                if child.get("id"):
+                    self.by_sid[child.get("id", "")] = _RawState(child.get("id", ""), "", child, None, "")
+                return self._collect(child, None, where)
             sid = child.get("id")
             if not sid:
                 sid = self._generate_id()
                 self.warn("generated_id", f"a <{tag}> without an id was given the id {sid!r}", where)
             if sid in self.by_sid:
                 raise ToolError("invalid_input", f"duplicate SCXML state id {sid!r}")
-            key = sanitize_key(sid)
+            key = child.get(KEY_ATTRIBUTE) or sanitize_key(sid)
             child_where = f"{where}.states.{key}" if where else f"states.{key}"
-            raw = _RawState(sid, key, child, parent, child_where)
+            raw = _RawState(sid, key, child, parent, child_where, explicit_id=child.get(ID_ATTRIBUTE) or None)
             self.by_sid[sid] = raw
             raw.children = self._collect(child, raw, child_where)
             states.append(raw)
@@ -181,6 +212,8 @@ class ScxmlReader:
         config: dict[str, Any] = {}
         if self.machine_key is not None:
             config["id"] = self.machine_key
+        if self.root_parallel:
+            config["type"] = "parallel"
         for element in self.root:
             if is_scxml(element, "datamodel"):
                 self._datamodel(element, "context")
@@ -188,7 +221,7 @@ class ScxmlReader:
                 self.warn("script_lost", "a top-level <script> has no XState equivalent and was dropped", "")
         if self.root.get("binding") == "late":
             self.warn("late_binding", "binding=\"late\" is not kept: XState context is bound when the machine starts")
-        initial = self._initial(self.root, self.top, "")
+        initial = None if self.root_parallel else self._initial(self.root, self.top, "")
         if initial is not None:
             config["initial"] = initial
         config["states"] = {raw.key: self._state_config(raw) for raw in self.top}
@@ -282,6 +315,8 @@ class ScxmlReader:
     def _state_config(self, raw: _RawState) -> dict[str, Any]:
         element, tag, where = raw.element, local(raw.element.tag), raw.where
         config = raw.config
+        if raw.explicit_id is not None:
+            config["id"] = raw.explicit_id
         for child in raw.children:
             self._state_config(child)
         if tag in ("parallel", "final", "history"):
@@ -454,7 +489,9 @@ class ScxmlReader:
         transition: dict[str, Any] = {}
         target_sids = (element.get("target") or "").split()
         if target_sids:
-            targets = [self._target(raw, sid, where) for sid in target_sids]
+            targets = self._written_targets(raw, element, target_sids)
+            if targets is None:
+                targets = [self._target(raw, sid, where) for sid in target_sids]
             transition["target"] = targets[0] if len(targets) == 1 else targets
             resolved = [self.by_sid.get(sid) for sid in target_sids]
             inside = all(t is not None and (t is raw or raw in t.ancestors()) for t in resolved)
@@ -470,7 +507,56 @@ class ScxmlReader:
             transition["actions"] = actions
         return transition
 
+    def _written_targets(self, source: _RawState, element: ET.Element, target_sids: list[str]) -> list[str] | None:
+        """The XState targets statekit wrote (statekit:target), if they still name the SCXML targets."""
+        written = element.get(TARGET_ATTRIBUTE)
+        if written is None:
+            return None
+        try:
+            targets = json.loads(written)
+        except ValueError:
+            targets = None
+        if not isinstance(targets, list) or len(targets) != len(target_sids) \
+                or not all(isinstance(t, str) for t in targets):
+            self.warn("target_attribute_ignored", "a statekit:target attribute is not a JSON list of the targets; "
+                      "the SCXML target is read instead")
+            return None
+        for target, sid in zip(targets, target_sids, strict=True):
+            if self._resolve_written(source, target) is not self.by_sid.get(sid):
+                # Edited by something that did not know statekit's attribute: SCXML's target wins.
+                self.warn("target_attribute_ignored", f"statekit:target {target!r} no longer names the SCXML "
+                          f"target {sid!r}; the SCXML target is read instead")
+                return None
+        return targets
+
+    def _resolve_written(self, source: _RawState, target: str) -> _RawState | None:
+        """XState's target resolution on the document's states (`#id`, `.child`, `sibling.child`)."""
+        if target.startswith("#"):
+            wanted = target[1:]
+            for raw in self.by_sid.values():
+                if raw.key and (raw.explicit_id == wanted or self._default_id(raw) == wanted):
+                    return raw
+            return None
+        if target.startswith("."):
+            node: _RawState | None = source
+            keys = target[1:].split(".")
+        else:
+            node = source.parent
+            keys = target.split(".")
+        for key in keys:
+            children = node.children if node is not None else self.top
+            node = next((child for child in children if child.key == key), None)
+            if node is None:
+                return None
+        return node
+
+    def _default_id(self, raw: _RawState) -> str:
+        keys = [raw.key, *(node.key for node in raw.ancestors())]
+        return ".".join([self.machine_key or "(machine)", *reversed(keys)])
+
     def _history_default(self, raw: _RawState, element: ET.Element, transition: dict[str, Any], where: str) -> None:
+        if element.get(IMPLICIT_ATTRIBUTE) == "true":
+            return  # XState's implicit default, written only because SCXML requires one
         if "target" in transition:
             raw.config["target"] = transition["target"]
         if "actions" in transition:
@@ -484,6 +570,8 @@ class ScxmlReader:
             return "#" + sanitize_key(target_sid)
         if source.parent is target.parent:
             return target.key
+        if target.explicit_id is not None:
+            return "#" + target.explicit_id
         ancestors = target.ancestors()
         if source in ancestors:
             chain = [target.key]

@@ -9,6 +9,7 @@ exit, and a transition on the delayed event; the reader recognises the pattern a
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
@@ -19,7 +20,14 @@ import defusedxml.ElementTree as SafeET
 from statekit.errors import MachineDefinitionError
 from statekit.formats import FormatWarning, warning
 from statekit.formats.scxml_expr import call_expr, format_delay, literal_expr, prefix_conflicts
-from statekit.formats.scxml_read import SCXML_NS
+from statekit.formats.scxml_read import (
+    ID_ATTRIBUTE,
+    IMPLICIT_ATTRIBUTE,
+    KEY_ATTRIBUTE,
+    ROOT_ATTRIBUTE,
+    SCXML_NS,
+    TARGET_ATTRIBUTE,
+)
 from statekit.model import Action, EnqueueBranch, Guard, MachineModel, StateNode, Transition
 from statekit.model.resolve import Resolver
 
@@ -91,14 +99,11 @@ class ScxmlWriter:
             candidates.append(ncname("_".join(node.path)))
             sid = unique(candidates)
             used.add(sid)
+            # A key that is not its SCXML id is kept in statekit:key, an explicit id in statekit:id.
             self.sids[node.path] = sid
-            if sid.replace(".", "$") != node.key:
-                self.warn("state_id_changed", f"state {node.key!r} is written with the SCXML id {sid!r} (ids must be "
-                          f"unique XML names); reading it back gives the key {sid.replace('.', '$')!r}",
-                          self.where[node.path])
-            if node.explicit_id and node.explicit_id != node.key:
-                self.warn("state_id_lost", f"the id {node.explicit_id!r} of state {node.key!r} is not kept: SCXML "
-                          f"states have one id, written as {sid!r}", self.where[node.path])
+        # A parallel root is written as one top-level <parallel> (<scxml> itself is compound).
+        self.root_sid = unique([ncname(self.model.root.key), "_machine"])
+        used.add(self.root_sid)
         for node in self.model.root.walk():
             for index, invoke in enumerate(node.invoke):
                 if not invoke.id_given:
@@ -125,8 +130,11 @@ class ScxmlWriter:
                 self.warn("unknown_target", f"the initial state {root.initial!r} does not exist", "initial")
         self._context(scxml)
         self._root_losses(root)
+        container = scxml
+        if root.type == "parallel":
+            container = ET.SubElement(scxml, _Q + "parallel", {"id": self.root_sid, ROOT_ATTRIBUTE: "parallel"})
         for child in root.children:
-            scxml.append(self._state(child))
+            container.append(self._state(child))
         for key in model.extra:
             self.warn("field_lost", f"the machine's {key!r} has no SCXML equivalent", key)
         self._prefix_warnings()
@@ -243,6 +251,10 @@ class ScxmlWriter:
                       "<state>", where)
             tag = "state"
         element = ET.Element(_Q + tag, {"id": self.sids[node.path]})
+        if self.sids[node.path].replace(".", "$") != node.key:
+            element.set(KEY_ATTRIBUTE, node.key)
+        if node.explicit_id is not None:
+            element.set(ID_ATTRIBUTE, node.explicit_id)
         self._annotation_losses(node, where)
         if tag == "history":
             if node.history_given in ("deep", "shallow"):
@@ -255,6 +267,10 @@ class ScxmlWriter:
                 self._parent_initial(node))
             if targets:
                 default.set("target", " ".join(self.sids[t.path] for t in targets))
+            if not node.target:
+                default.set(IMPLICIT_ATTRIBUTE, "true")
+            elif targets:
+                self._keep_written_targets(default, node, node.target, targets)
             self._history_losses(node, where)
             return element
         if node.type == "compound":
@@ -371,6 +387,7 @@ class ScxmlWriter:
             targets = self._targets(node, transition.targets, _join(where, "target"))
             if targets:
                 element.set("target", " ".join(self.sids[t.path] for t in targets))
+                self._keep_written_targets(element, node, transition.targets, targets)
                 inside = all(t is node or _is_descendant(t, node) for t in targets)
                 proper = all(_is_descendant(t, node) for t in targets)
                 if inside and not transition.reenter:
@@ -386,6 +403,27 @@ class ScxmlWriter:
         for key in transition.extra:
             self.warn("field_lost", f"{key!r} has no SCXML equivalent", _join(where, key))
         return element
+
+    def _keep_written_targets(self, element: ET.Element, source: StateNode, written: tuple[str, ...],
+                              resolved: list[StateNode]) -> None:
+        """statekit:target, when the reader would write these targets differently than XState had them."""
+        if len(resolved) == len(written) and all(
+                self._reader_target(source, target) == text for target, text in zip(resolved, written, strict=True)):
+            return
+        element.set(TARGET_ATTRIBUTE, json.dumps(list(written), ensure_ascii=False))
+
+    def _reader_target(self, source: StateNode, target: StateNode) -> str | None:
+        """The target string `scxml_read` gives `target` (sibling key, `.child.path`, `#id`); None: `#key` + an id."""
+        source_parent, target_parent = self.parents.get(source.path), self.parents.get(target.path)
+        if source.type == "history":
+            source_parent = self.parents.get(source.path)
+        if source_parent is target_parent:
+            return target.key
+        if target.explicit_id is not None:
+            return "#" + target.explicit_id
+        if _is_descendant(target, source):
+            return "." + ".".join(target.path[len(source.path):])
+        return None
 
     def _targets(self, node: StateNode, targets: tuple[str, ...], where: str) -> list[StateNode]:
         result: list[StateNode] = []
