@@ -92,7 +92,7 @@ function toInvoke(invoke) {
   return converted;
 }
 
-function toStateConfig(state) {
+export function toStateConfig(state) {
   const converted = { ...state };
   for (const key of ['entry', 'exit']) {
     if (key in converted) converted[key] = toActions(converted[key]);
@@ -112,7 +112,7 @@ function toStateConfig(state) {
   return converted;
 }
 
-function unwrap(document) {
+export function unwrap(document) {
   return document !== null && typeof document === 'object' && 'machine' in document && !('states' in document)
     ? document.machine
     : document;

@@ -12,6 +12,8 @@ TOOL_MODULES = (
     "convert_tools",
     "change_tools",
     "extract_tools",
+    "live_tools",
+    "property_tools",
 )
 
 for _module in TOOL_MODULES:

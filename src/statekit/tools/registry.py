@@ -7,6 +7,7 @@ registry, so the three faces can never drift apart.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,10 @@ class ToolContext:
     verification_adapter: Any = None
     #: The root the workspace tools may read below.
     workspace_root: str = "."
+    #: Where the server keeps what outlives a call (live machines): `memory://`, `sqlite:///path`, `redis://...`.
+    store_url: str = "memory://"
+    #: The live machine service on that store, made on first use (`statekit.tools.live_tools`).
+    live_machines: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -78,6 +83,8 @@ class ToolContext:
         """The default context: providers configured from environment variables."""
         from statekit.hosted.config import provider_from_environment
 
+        if "store_url" not in overrides and os.environ.get("STATEKIT_STORE"):
+            overrides["store_url"] = os.environ["STATEKIT_STORE"]
         context = cls(**overrides)
         if "resource_provider" not in overrides:
             context.resource_provider = provider_from_environment(context.client_id)

@@ -1,0 +1,191 @@
+"""Live machine handles behind the gate's compare-and-set store.
+
+A handle is an unguessable capability (`lm_` + 128 random bits); whoever holds it can
+step the machine. Each call reads the record and its version, computes the new record
+with `statekit.live.session`, and saves it only if the version is still the one read
+(`StateStore.save`). When another agent saved first the call starts over from the newer
+record, so two agents sending to one handle never interleave within a call: each call's
+events run back to back on the snapshot the previous call left.
+
+The stores are asynchronous (the gate runs them on the server's event loop); tools run
+synchronously, in the caller's thread or a server worker thread. `StoreBridge` runs every
+store call on one private event loop thread, so a store and its client (a `redis.asyncio`
+connection pool, a SQLite connection) only ever see that loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from statekit.analysis.simulate import normalize_events
+from statekit.engine.machine import Machine
+from statekit.errors import ToolError
+from statekit.gate.store import StateStore, StoreConflict
+from statekit.live import session
+
+#: `loader(machine, guards)` -> (machine, normalization): builds the runnable machine for a
+#: stored definition (the tools layer reads every format; this package only steps).
+MachineLoader = Callable[[Any, Mapping[str, bool] | None], tuple[Machine, dict[str, Any]]]
+
+DEFAULT_TTL_SECONDS = 3600
+MAX_TTL_SECONDS = 7 * 24 * 3600
+#: Times a call starts over after losing a compare-and-set race before it gives up.
+MAX_RETRIES = 50
+#: Seconds one store call may take before the call fails (`upstream_timeout`).
+STORE_TIMEOUT_SECONDS = 30.0
+KEY_PREFIX = "statekit-live:"
+
+T = TypeVar("T")
+
+
+class StoreBridge:
+    """Runs store coroutines on one private event loop thread (started on first use)."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="statekit-live-store", daemon=True)
+                thread.start()
+                self._loop = loop
+            return self._loop
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._running_loop())
+        try:
+            return future.result(STORE_TIMEOUT_SECONDS)
+        except TimeoutError:  # concurrent.futures.TimeoutError is TimeoutError since 3.11
+            future.cancel()
+            raise ToolError("upstream_timeout", "the machine store did not answer in time",
+                            {"retryable": True}) from None
+
+
+def _iso(epoch_seconds: float) -> str:
+    return datetime.fromtimestamp(epoch_seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+class LiveMachines:
+    """start / send / get / stop on handles kept in `store`."""
+
+    def __init__(self, store: StateStore, loader: MachineLoader, *,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self._loader = loader
+        self._clock = clock
+        self._bridge = StoreBridge()
+
+    # -- store access ------------------------------------------------------------------
+
+    def _load(self, handle: str) -> tuple[session.LiveRecord, int]:
+        if not isinstance(handle, str) or not handle.startswith("lm_"):
+            raise ToolError("not_found", "no live machine has this handle")
+        try:
+            stored = self._bridge.run(self.store.load(KEY_PREFIX + handle))
+        except ToolError:
+            raise
+        except Exception as error:
+            raise ToolError("upstream_error", f"the machine store failed ({type(error).__name__})",
+                            {"retryable": True}) from None
+        if stored is None:
+            raise ToolError("not_found", "no live machine has this handle (unknown, stopped or expired)")
+        text, version = stored
+        try:
+            record = json.loads(text)
+        except ValueError:
+            raise ToolError("upstream_error", "the stored live machine is corrupted") from None
+        if not isinstance(record, dict) or record.get("stopped") or "snapshot" not in record:
+            raise ToolError("not_found", "no live machine has this handle (unknown, stopped or expired)")
+        if record.get("expiresAtEpoch", 0) <= self._clock():
+            raise ToolError("not_found", "this live machine expired")
+        return record, version
+
+    def _save(self, handle: str, record: session.LiveRecord, version: int | None) -> None:
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        try:
+            self._bridge.run(self.store.save(KEY_PREFIX + handle, text, version))
+        except (StoreConflict, ToolError):
+            raise
+        except Exception as error:
+            raise ToolError("upstream_error", f"the machine store failed ({type(error).__name__})",
+                            {"retryable": True}) from None
+
+    def _machine(self, record: session.LiveRecord) -> tuple[Machine, dict[str, Any]]:
+        return self._loader(record["machine"], record.get("guards"))
+
+    def _touch(self, record: session.LiveRecord) -> None:
+        record["expiresAtEpoch"] = self._clock() + record["ttlSeconds"]
+
+    # -- the operations ----------------------------------------------------------------
+
+    def start(self, machine: Any, *, input_value: Any = None, guards: Mapping[str, bool] | None = None,
+              ttl_seconds: float | None = None) -> dict[str, Any]:
+        """Start `machine`; `{machineHandle, snapshot, actions, expiresAt, normalization}`."""
+        ttl = DEFAULT_TTL_SECONDS if ttl_seconds is None else ttl_seconds
+        if not 0 < ttl <= MAX_TTL_SECONDS:
+            raise ToolError("invalid_input", f"ttlSeconds must be between 1 and {MAX_TTL_SECONDS}")
+        definition = {"machine": machine, "input": input_value, "guards": dict(guards or {}),
+                      "ttlSeconds": ttl}
+        runnable, normalization = self._loader(machine, guards)
+        record, snapshot, actions = session.start_record(runnable, definition)
+        self._touch(record)
+        handle = "lm_" + secrets.token_urlsafe(16)
+        self._save(handle, record, None)
+        return {"machineHandle": handle, "snapshot": session.snapshot_json(snapshot), "actions": actions,
+                "expiresAt": _iso(record["expiresAtEpoch"]), "normalization": normalization}
+
+    def send(self, handle: str, events: Sequence[Mapping[str, Any] | str], advance_ms: float = 0) -> dict[str, Any]:
+        """Events (`{type, ...payload}` or a bare type), then the clock: `{steps, snapshot, expiresAt, stopped}`."""
+        normalized = normalize_events(list(events))
+        if not 0 <= advance_ms <= session.MAX_ADVANCE_MS:
+            raise ToolError("invalid_input", f"advanceMs must be between 0 and {session.MAX_ADVANCE_MS}")
+        for _attempt in range(MAX_RETRIES):
+            record, version = self._load(handle)
+            runnable, _normalization = self._machine(record)
+            stepped = session.send(runnable, record, normalized, advance_ms)
+            self._touch(record)
+            try:
+                self._save(handle, record, version)
+            except StoreConflict:
+                continue  # another call saved first: replay ours on its result
+            return {"steps": stepped.steps, "snapshot": session.snapshot_json(stepped.snapshot),
+                    "clockMs": record["clockMs"], "expiresAt": _iso(record["expiresAtEpoch"]),
+                    "stopped": stepped.stopped}
+        raise ToolError("conflict", f"the handle was changed by other calls {MAX_RETRIES} times in a row; retry",
+                        {"retryable": True})
+
+    def get(self, handle: str) -> dict[str, Any]:
+        """`{snapshot, enabledEvents, pendingTimers, expiresAt, clockMs, normalization}` (reads only)."""
+        record, _version = self._load(handle)
+        runnable, normalization = self._machine(record)
+        snapshot = session.restore(runnable, record)
+        return {"snapshot": session.snapshot_json(snapshot),
+                "enabledEvents": session.enabled_events(snapshot),
+                "pendingTimers": session.pending_timers(record), "clockMs": record["clockMs"],
+                "expiresAt": _iso(record["expiresAtEpoch"]), "normalization": normalization}
+
+    def stop(self, handle: str) -> dict[str, Any]:
+        """Stop the machine and forget it: later calls on the handle are `not_found`."""
+        for _attempt in range(MAX_RETRIES):
+            record, version = self._load(handle)
+            delete = getattr(self.store, "delete", None)
+            if delete is not None:
+                self._bridge.run(delete(KEY_PREFIX + handle))
+                return {"stopped": True, "value": record["snapshot"]["value"]}
+            try:
+                # A store without delete keeps a tombstone until the record would have expired.
+                self._save(handle, {"stopped": True, "expiresAtEpoch": record["expiresAtEpoch"]}, version)
+            except StoreConflict:
+                continue
+            return {"stopped": True, "value": record["snapshot"]["value"]}
+        raise ToolError("conflict", "the handle kept changing; retry", {"retryable": True})

@@ -1,0 +1,182 @@
+"""One live machine as a JSON record, stepped by the pure engine on a virtual clock.
+
+A record holds everything a later call, in this process or another, needs to go on: the
+machine as it was given, its input and static guard results, the persisted snapshot
+(`Snapshot.to_json`), the virtual clock and the pending delayed events. Nothing else is
+kept between calls, so a record is the whole truth and the store's compare-and-set on it
+makes each call atomic.
+
+Delayed events are what XState's scheduler would hold: a `raise` with a delay (which is how
+`after` transitions are built) schedules its event under its id (or its type), `cancel`
+drops it, and a machine that stops running (done, error) drops them all. Advancing the
+clock fires the due ones in time order, ties in the order they were scheduled, each as a
+step, so a timer scheduled by a timer fires in the same advance if it falls due in time.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from statekit.analysis.paths import EventEnumerator
+from statekit.analysis.simulate import step_record
+from statekit.engine.actions import ExecutableAction
+from statekit.engine.api import initial_transition, restore_snapshot, transition
+from statekit.engine.machine import Machine
+from statekit.engine.snapshot import Snapshot
+from statekit.errors import EngineError, MachineDefinitionError, ToolError
+
+#: Events one `send_events` call may carry.
+MAX_EVENTS = 100
+#: Delayed events one call may fire while advancing the clock (a timer that re-arms itself
+#: with a zero delay would otherwise never let the call end).
+MAX_TIMER_STEPS = 1000
+#: The longest `advanceMs` one call may ask for: 366 days.
+MAX_ADVANCE_MS = 366 * 24 * 3600 * 1000
+RECORD_VERSION = 1
+
+LiveRecord = dict[str, Any]
+
+
+@dataclass
+class Stepped:
+    """What a call did: the steps taken, the snapshot reached, and why it stopped early."""
+
+    steps: list[dict[str, Any]]
+    snapshot: Snapshot
+    stopped: str | None = None
+
+
+def snapshot_json(snapshot: Snapshot) -> dict[str, Any]:
+    """`{value, context, status, tags, output}`, as in simulate_machine's steps."""
+    data: dict[str, Any] = {
+        "value": copy.deepcopy(snapshot.value),
+        "context": copy.deepcopy(snapshot.context),
+        "status": snapshot.status,
+        "tags": sorted(snapshot.tags),
+        "output": copy.deepcopy(snapshot.output) if snapshot.status == "done" else None,
+    }
+    if snapshot.status == "error" and snapshot.error is not None:
+        data["error"] = str(snapshot.error)
+    return data
+
+
+def _schedule(record: LiveRecord, snapshot: Snapshot, actions: Sequence[ExecutableAction]) -> None:
+    """Apply the step's delayed raises and cancels to the record's timers."""
+    timers: list[dict[str, Any]] = record["timers"]
+    for action in actions:
+        params = action.params if isinstance(action.params, Mapping) else {}
+        if action.type == "xstate.raise" and "delay" in params:
+            event = dict(params["event"])
+            key = str(params.get("id") or event.get("type"))
+            timers[:] = [timer for timer in timers if timer["key"] != key]
+            record["timerSeq"] += 1
+            timers.append({"key": key, "dueMs": record["clockMs"] + max(params["delay"], 0),
+                           "seq": record["timerSeq"], "event": event})
+        elif action.type == "xstate.cancel":
+            key = str(params.get("sendId"))
+            timers[:] = [timer for timer in timers if timer["key"] != key]
+    if snapshot.status != "active":
+        timers.clear()
+
+
+def _step(machine: Machine, record: LiveRecord, snapshot: Snapshot, event: Mapping[str, Any],
+          steps: list[dict[str, Any]]) -> tuple[Snapshot, str | None]:
+    if snapshot.status != "active":
+        # A running actor that is done (or failed) ignores events, as XState's actors do.
+        steps.append({**step_record(event, snapshot, []), "atMs": record["clockMs"]})
+        return snapshot, None
+    try:
+        next_snapshot, actions = transition(machine, snapshot, event)
+    except EngineError as error:
+        errored = snapshot.clone(status="error", error=error.describe())
+        steps.append({**step_record(event, errored, []), "atMs": record["clockMs"]})
+        record["timers"].clear()
+        return errored, f"the machine threw on event '{event['type']}': {error.describe()}"
+    steps.append({**step_record(event, next_snapshot, [a.type for a in actions]), "atMs": record["clockMs"]})
+    _schedule(record, next_snapshot, actions)
+    return next_snapshot, None
+
+
+def start_record(machine: Machine, definition: Mapping[str, Any]) -> tuple[LiveRecord, Snapshot, list[str]]:
+    """A new record for `definition` (`machine`, `input`, `guards`, `ttlSeconds`) at clock 0."""
+    snapshot, actions = initial_transition(machine, definition.get("input"))
+    record: LiveRecord = {"recordVersion": RECORD_VERSION, **definition,
+                          "clockMs": 0, "timers": [], "timerSeq": 0}
+    _schedule(record, snapshot, actions)
+    record["snapshot"] = snapshot.to_json()
+    return record, snapshot, [action.type for action in actions]
+
+
+def restore(machine: Machine, record: LiveRecord) -> Snapshot:
+    """The record's snapshot on `machine`; a record that no longer fits it is `invalid_input`."""
+    try:
+        return restore_snapshot(machine, record["snapshot"])
+    except (MachineDefinitionError, KeyError, TypeError) as error:
+        raise ToolError("invalid_input", f"the stored snapshot no longer fits its machine: {error}") from None
+
+
+def send(machine: Machine, record: LiveRecord, events: Sequence[Mapping[str, Any]],
+         advance_ms: float = 0) -> Stepped:
+    """Process `events` in order, then move the clock by `advance_ms`; updates `record`."""
+    snapshot = restore(machine, record)
+    steps: list[dict[str, Any]] = []
+    stopped: str | None = None
+    for event in events:
+        snapshot, stopped = _step(machine, record, snapshot, event, steps)
+        if stopped is not None:
+            break
+    if stopped is None and advance_ms:
+        target = record["clockMs"] + advance_ms
+        fired = 0
+        while record["timers"]:
+            timer = min(record["timers"], key=lambda item: (item["dueMs"], item["seq"]))
+            if timer["dueMs"] > target:
+                break
+            if fired >= MAX_TIMER_STEPS:
+                stopped = (f"fired {MAX_TIMER_STEPS} delayed events in one call; the clock stopped at "
+                           f"{record['clockMs']} ms (call again to go on)")
+                target = record["clockMs"]
+                break
+            record["timers"].remove(timer)
+            record["clockMs"] = timer["dueMs"]
+            fired += 1
+            snapshot, stopped = _step(machine, record, snapshot, timer["event"], steps)
+            if stopped is not None:
+                target = record["clockMs"]
+                break
+        record["clockMs"] = target
+    record["snapshot"] = snapshot.to_json()
+    return Stepped(steps, snapshot, stopped)
+
+
+def pending_timers(record: LiveRecord) -> list[dict[str, Any]]:
+    """The delayed events waiting on the clock, soonest first."""
+    ordered = sorted(record["timers"], key=lambda item: (item["dueMs"], item["seq"]))
+    return [{"id": timer["key"], "event": copy.deepcopy(timer["event"]), "atMs": timer["dueMs"],
+             "dueInMs": timer["dueMs"] - record["clockMs"]} for timer in ordered]
+
+
+def enabled_events(snapshot: Snapshot) -> list[str]:
+    """Event types the machine would take a transition on now (XState's `snapshot.can`).
+
+    Each of the active nodes' own event descriptors is tried as a bare event, with the
+    guards as the machine was built: supplied, run in the sandbox, or assumed. Wildcard
+    descriptors name no event one could send, and `xstate.after.*` events belong to the
+    clock (`pendingTimers`).
+    """
+    if snapshot.status != "active":
+        return []
+    enabled: list[str] = []
+    for descriptor in EventEnumerator().descriptors(snapshot):
+        if descriptor.endswith("*") or descriptor.startswith("xstate.after."):
+            continue
+        try:
+            can = snapshot.can({"type": descriptor})
+        except EngineError:
+            can = True  # a guard throws: sending it changes the machine (into an error)
+        if can:
+            enabled.append(descriptor)
+    return enabled

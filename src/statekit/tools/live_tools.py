@@ -1,0 +1,208 @@
+"""`start_machine`, `send_events`, `get_machine_snapshot`, `stop_machine`: machines that live across calls.
+
+Unlike every other machine tool these change state: a started machine stays in the server's
+store (`statekit serve --store ...`, in memory by default) until it is stopped or its TTL
+runs out, and each call moves it on. Their annotations say so.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from statekit.analysis.simulate import MAX_EVENTS, build_simulation_machine
+from statekit.engine.machine import Machine
+from statekit.errors import ToolError
+from statekit.live import LiveMachines
+from statekit.live.service import DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS
+from statekit.live.session import MAX_ADVANCE_MS
+from statekit.live.stores import store_from_url
+from statekit.tools.inputs import load_model_with_normalization
+from statekit.tools.machine_tools import MACHINE_ARGUMENT, STEP_SCHEMA, _source_implementations
+from statekit.tools.registry import ToolAnnotations, ToolContext, ToolSpec, register
+
+_lock = threading.Lock()
+
+
+def runnable_machine(machine: Any, guards: Any) -> tuple[Machine, dict[str, Any]]:
+    """The machine argument (any format) built as simulate_machine builds it, and what was assumed."""
+    if guards is not None and not isinstance(guards, dict):
+        raise ToolError("invalid_input", "`guards` must map guard names to true or false")
+    model, read = load_model_with_normalization(machine)
+    runnable, normalization = build_simulation_machine(model, guards, _source_implementations(machine, read))
+    normalization["format"] = read["format"]
+    return runnable, normalization
+
+
+def live_machines(context: ToolContext) -> LiveMachines:
+    """The context's live machine service, made on first use from its store URL."""
+    with _lock:
+        service: LiveMachines | None = context.live_machines
+        if service is None:
+            try:
+                store = store_from_url(context.store_url, ttl_seconds=MAX_TTL_SECONDS)
+            except ValueError as error:
+                raise ToolError("capability_disabled", f"live machines need a store: {error}") from None
+            service = context.live_machines = LiveMachines(store, runnable_machine)
+        return service
+
+
+HANDLE = {"type": "string", "description": "The handle start_machine returned (`lm_...`)."}
+SNAPSHOT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "value": {"anyOf": [{"type": "string"}, {"type": "object"}]},
+        "context": {}, "status": {"type": "string", "enum": ["active", "done", "error", "stopped"]},
+        "tags": {"type": "array", "items": {"type": "string"}}, "output": {}, "error": {"type": "string"},
+    },
+    "required": ["value", "context", "status", "tags", "output"],
+}
+EXPIRES_AT = {"type": "string", "description": "When the machine is forgotten unless used again (ISO 8601, UTC)."}
+NORMALIZATION = {"type": "object", "description": "What simulation assumed (guards, actors) and the format read."}
+CHANGES_STATE = ToolAnnotations(read_only=False, destructive=False, idempotent=False)
+
+
+def _start(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    return live_machines(context).start(arguments["machine"], input_value=arguments.get("input"),
+                                        guards=arguments.get("guards"), ttl_seconds=arguments.get("ttlSeconds"))
+
+
+def _send(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    return live_machines(context).send(arguments["machineHandle"], arguments["events"],
+                                       arguments.get("advanceMs", 0))
+
+
+def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    return live_machines(context).get(arguments["machineHandle"])
+
+
+def _stop(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    return live_machines(context).stop(arguments["machineHandle"])
+
+
+def _steps_summary(result: dict[str, Any]) -> str:
+    lines = [f"{step['event']['type']} -> {step['value']} ({step['status']}) at {step['atMs']} ms"
+             for step in result["steps"]]
+    lines.append(f"Now: {result['snapshot']['value']} ({result['snapshot']['status']}), clock {result['clockMs']} ms.")
+    if result.get("stopped"):
+        lines.append(f"Stopped: {result['stopped']}")
+    return "\n".join(lines)
+
+
+def _snapshot_summary(result: dict[str, Any]) -> str:
+    timers = ", ".join(f"{t['event']['type']} in {t['dueInMs']} ms" for t in result["pendingTimers"]) or "none"
+    return (f"State {result['snapshot']['value']} ({result['snapshot']['status']}); "
+            f"enabled events: {', '.join(result['enabledEvents']) or 'none'}; pending timers: {timers}.")
+
+
+register(ToolSpec(
+    name="start_machine",
+    title="Start a live machine",
+    description=(
+        "Starts a machine that stays alive between calls and returns its handle, first snapshot and actions. "
+        "Send it events with send_events (advanceMs moves its virtual clock and fires due `after` transitions and "
+        "delayed events), read it with get_machine_snapshot, end it with stop_machine. Guards take the results in "
+        "`guards` (default true, listed in normalization.assumedGuards); inline JavaScript runs in the sandbox. "
+        f"The machine is forgotten after ttlSeconds (default {DEFAULT_TTL_SECONDS}) without use."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "machine": MACHINE_ARGUMENT,
+            "input": {"description": "The machine input, given to the xstate.init event."},
+            "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
+                       "description": "Static results for named guards."},
+            "ttlSeconds": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TTL_SECONDS},
+        },
+        "required": ["machine"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {"machineHandle": {"type": "string"}, "snapshot": SNAPSHOT_SCHEMA,
+                       "actions": {"type": "array", "items": {"type": "string"}},
+                       "expiresAt": EXPIRES_AT, "normalization": NORMALIZATION},
+        "required": ["machineHandle", "snapshot", "actions", "expiresAt"],
+    },
+    function=_start,
+    annotations=CHANGES_STATE,
+    takes_context=True,
+    summarize=lambda r: f"Started {r['machineHandle']} in {r['snapshot']['value']}; expires {r['expiresAt']}.",
+))
+
+register(ToolSpec(
+    name="send_events",
+    title="Send events to a live machine",
+    description=(
+        f"Sends up to {MAX_EVENTS} events (each {{type, ...payload}} or a bare type) to a machine started with "
+        "start_machine, one step per event as in simulate_machine, then moves its virtual clock by advanceMs, "
+        "firing due `after` transitions and delayed events in time order, each as a step. Concurrent calls on one "
+        "handle never interleave: each call's events run back to back."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "machineHandle": HANDLE,
+            "events": {"type": "array", "maxItems": MAX_EVENTS,
+                       "items": {"anyOf": [{"type": "string"},
+                                           {"type": "object", "properties": {"type": {"type": "string"}},
+                                            "required": ["type"]}]}},
+            "advanceMs": {"type": "number", "minimum": 0, "maximum": MAX_ADVANCE_MS},
+        },
+        "required": ["machineHandle", "events"],
+        "additionalProperties": False,
+    },
+    output_schema={
+        "type": "object",
+        "properties": {"steps": {"type": "array", "items": {**STEP_SCHEMA, "properties": {
+                           **STEP_SCHEMA["properties"], "atMs": {"type": "number"}}}},
+                       "snapshot": SNAPSHOT_SCHEMA, "clockMs": {"type": "number"}, "expiresAt": EXPIRES_AT,
+                       "stopped": {"type": ["string", "null"]}},
+        "required": ["steps", "snapshot", "clockMs", "expiresAt"],
+    },
+    function=_send,
+    annotations=CHANGES_STATE,
+    takes_context=True,
+    summarize=_steps_summary,
+))
+
+register(ToolSpec(
+    name="get_machine_snapshot",
+    title="Read a live machine",
+    description=(
+        "The current snapshot of a live machine, the event types it would take a transition on now "
+        "(enabledEvents, with guards as start_machine set them up), and its pending delayed events."
+    ),
+    input_schema={"type": "object", "properties": {"machineHandle": HANDLE}, "required": ["machineHandle"],
+                  "additionalProperties": False},
+    output_schema={
+        "type": "object",
+        "properties": {
+            "snapshot": SNAPSHOT_SCHEMA,
+            "enabledEvents": {"type": "array", "items": {"type": "string"}},
+            "pendingTimers": {"type": "array", "items": {"type": "object", "properties": {
+                "id": {"type": "string"}, "event": {"type": "object"}, "atMs": {"type": "number"},
+                "dueInMs": {"type": "number"}}, "required": ["id", "event", "atMs", "dueInMs"]}},
+            "clockMs": {"type": "number"}, "expiresAt": EXPIRES_AT, "normalization": NORMALIZATION,
+        },
+        "required": ["snapshot", "enabledEvents", "pendingTimers", "expiresAt"],
+    },
+    function=_get,
+    annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=True),
+    takes_context=True,
+    summarize=_snapshot_summary,
+))
+
+register(ToolSpec(
+    name="stop_machine",
+    title="Stop a live machine",
+    description="Stops a live machine and forgets it: later calls with its handle answer not_found.",
+    input_schema={"type": "object", "properties": {"machineHandle": HANDLE}, "required": ["machineHandle"],
+                  "additionalProperties": False},
+    output_schema={"type": "object", "properties": {"stopped": {"type": "boolean"}, "value": {}},
+                   "required": ["stopped"]},
+    function=_stop,
+    annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=True),
+    takes_context=True,
+    summarize=lambda r: f"Stopped (last state {r.get('value')}).",
+))

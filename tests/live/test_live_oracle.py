@@ -1,0 +1,102 @@
+"""Live machines against real XState actors whose clock keeps real time's order.
+
+`tests/oracle/live_clock.mjs` starts each case's machine as an XState actor, sends the
+script's events and advances its clock; this module does the same through
+`statekit.live.LiveMachines` (start, then `send` with `advance_ms`) and compares, item by
+item, the snapshot after every sent event and every snapshot a delayed event produced.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from statekit.gate.store import MemoryStore
+from statekit.live import LiveMachines
+
+ORACLE_DIR = Path(__file__).parents[1] / "oracle"
+CASES = json.loads((ORACLE_DIR / "live_cases.json").read_text(encoding="utf-8"))
+
+
+def _implementations() -> Any:
+    spec = importlib.util.spec_from_file_location("statekit_live_oracle_impl", ORACLE_DIR / "implementations.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+IMPLEMENTATIONS = _implementations()
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"the XState oracle is required in CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def xstate_runs() -> dict[str, Any]:
+    node = shutil.which("node")
+    if node is None or not (ORACLE_DIR / "node_modules").is_dir():
+        _unavailable("node or tests/oracle/node_modules is missing")
+    assert node is not None
+    completed = subprocess.run([node, "--conditions=development", str(ORACLE_DIR / "live_clock.mjs")],
+                               input=json.dumps(CASES), capture_output=True, text=True, check=False,
+                               cwd=ORACLE_DIR, timeout=300)
+    if completed.returncode != 0:
+        pytest.fail(f"live_clock.mjs failed:\n{completed.stderr[-4000:]}")
+    return {run["name"]: run for run in json.loads(completed.stdout)}
+
+
+def _loader(machine: Any, guards: Mapping[str, bool] | None) -> Any:
+    setup = IMPLEMENTATIONS.setup_for_case(guards or None)
+    return setup.create_machine(machine, max_iterations=10_000), {}
+
+
+def _shape(snapshot: Mapping[str, Any]) -> dict[str, Any]:
+    return {"value": snapshot["value"], "context": snapshot["context"], "status": snapshot["status"]}
+
+
+def run_live(case: Mapping[str, Any]) -> dict[str, Any]:
+    """The case through statekit's live machines, shaped as live_clock.mjs reports XState."""
+    live = LiveMachines(MemoryStore(), _loader)
+    started = live.start(case["config"], input_value=case.get("input"), guards=case.get("guards"))
+    handle = started["machineHandle"]
+    items = []
+    for item in case["script"]:
+        events = item.get("events", [])
+        sent = live.send(handle, events, 0) if events else {"steps": []}
+        advanced = live.send(handle, [], item.get("advanceMs", 0)) if item.get("advanceMs") else {"steps": []}
+        items.append({"events": [_shape(step) for step in sent["steps"]],
+                      "timers": [_shape(step) for step in advanced["steps"]]})
+    return {"start": _shape(started["snapshot"]), "items": items}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_live_machine_matches_xstate_actor(case: Mapping[str, Any], xstate_runs: Mapping[str, Any]) -> None:
+    expected = xstate_runs[case["name"]]
+    actual = run_live(case)
+    assert actual["start"] == expected["start"]
+    for index, (mine, theirs) in enumerate(zip(actual["items"], expected["items"], strict=True)):
+        assert mine == theirs, f"script item {index} differs"
+
+
+def test_events_and_advance_in_one_call_equal_two_calls() -> None:
+    """`send(events, advanceMs)` is the events, then the clock: the same as two calls."""
+    case = next(c for c in CASES if c["name"] == "events_between_advances_with_context")
+    one = LiveMachines(MemoryStore(), _loader)
+    handle = one.start(case["config"])["machineHandle"]
+    together = [one.send(handle, item.get("events", []), item.get("advanceMs", 0))["steps"] for item in case["script"]]
+    split = run_live(case)["items"]
+    assert [[_shape(step) for step in steps] for steps in together] == [item["events"] + item["timers"] for item in split]
