@@ -22,9 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from statekit.analysis.properties import check_machine_properties, explore_state_space
-from statekit.analysis.simulate import build_simulation_machine
-from statekit.engine.api import initial_transition
+from statekit.analysis.properties import explore_state_space
 from statekit.errors import ToolError
 from statekit.model import parse_machine
 from statekit.tools import call
@@ -182,7 +180,8 @@ TRAVERSAL_CASES = [
     {"name": name, "config": {k: v for k, v in entry.items() if k not in corpus.OPTION_KEYS},
      "algorithm": "shortest", **{k: entry[k] for k in ("guards", "input") if k in entry}}
     for name, entry in corpus.MACHINES.items()
-    if not any(k in entry for k in ("events", "toState", "fromState", "limit"))
+    # XState's development build throws on a `*` event; test_paths checks how statekit takes it.
+    if not any(k in entry for k in ("events", "toState", "fromState", "limit")) and name != "wildcard_star_throws"
 ]
 
 
@@ -205,12 +204,9 @@ def js_json(value: Any) -> str:
 @pytest.mark.parametrize("case", TRAVERSAL_CASES, ids=[case["name"] for case in TRAVERSAL_CASES])
 def test_explores_what_xstate_graph_reaches_at_its_distances(case: dict[str, Any]) -> None:
     expected = xstate_shortest()[case["name"]]
-    if "error" in expected:
-        pytest.skip(f"XState throws on this machine: {expected['error']}")
+    assert "error" not in expected, expected.get("error")
     model = parse_machine(case["config"])
-    machine, _normalization = build_simulation_machine(model, case.get("guards"))
-    start, _actions = initial_transition(machine, case.get("input"))
-    space = explore_state_space(machine, start, 100_000)
+    space = explore_state_space(model, guards=case.get("guards"), input_value=case.get("input"), max_states=100_000)
     assert space.exhaustive
 
     def key(value: Any, context: Any) -> str:

@@ -53,7 +53,12 @@ def arguments_for(report: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
         "list_stately_project_machines": {"projectId": "demo"},
         "get_stately_machine": {"machineId": "m1"},
         "visualize_stately_machine": {"machineId": "m1"},
+        "check_machine_properties": {"machine": MACHINE, "properties": [{"type": "deadlockFree"}]},
     }
+
+
+#: Tools that change state (live machines); each is called in `test_every_tool_answers` in turn.
+LIVE_TOOLS = ("start_machine", "send_events", "get_machine_snapshot", "stop_machine")
 
 
 @pytest.fixture(scope="module")
@@ -109,9 +114,19 @@ async def test_every_tool_answers(transport: str, mode: str, host: tuple[list[st
             report = verified.structured_content["report"]  # type: ignore[index]
             assert report["verdict"] == "passed"
         calls = arguments_for(report)
-        assert set(calls) | {"verify"} == set(listed)
+        assert set(calls) | {"verify", *LIVE_TOOLS} == set(listed)
         for name, arguments in calls.items():
             result = await client.call_tool(name, arguments)
             assert not result.is_error, (name, result.content)
             assert result.structured_content is not None, name
             assert listed[name].annotations is not None and listed[name].annotations.read_only_hint
+        started = await client.call_tool("start_machine", {"machine": MACHINE})
+        assert not started.is_error, started.content
+        handle = started.structured_content["machineHandle"]  # type: ignore[index]
+        for name, arguments in [("send_events", {"machineHandle": handle, "events": ["COIN"]}),
+                                ("get_machine_snapshot", {"machineHandle": handle}),
+                                ("stop_machine", {"machineHandle": handle})]:
+            result = await client.call_tool(name, arguments)
+            assert not result.is_error, (name, result.content)
+            hints = listed[name].annotations
+            assert hints is not None and hints.read_only_hint is (name == "get_machine_snapshot"), name

@@ -26,15 +26,21 @@ the one where B first holds (a configuration entering both at once does not coun
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from statekit.analysis.paths import EventEnumerator, StateKeys, state_matcher
+from statekit.analysis.budget import TRUNCATION_MESSAGES, Budget
+from statekit.analysis.paths import (
+    MAX_LIMIT,
+    EventEnumerator,
+    StateKeys,
+    explore_model,
+    state_matcher,
+)
 from statekit.analysis.simulate import build_simulation_machine
-from statekit.engine.api import initial_transition, transition
+from statekit.engine.api import transition
 from statekit.engine.machine import Machine
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError, ToolError
@@ -53,76 +59,43 @@ StateTest = Callable[[Snapshot], bool]
 
 @dataclass
 class StateSpace:
-    """The explored graph: states in breadth-first order, edges, and each state's BFS parent."""
+    """The explored graph in breadth-first order, and each state's breadth-first parent."""
 
-    states: list[Snapshot] = field(default_factory=list)
-    #: Per state: (event, target state) for every event tried, in the order tried.
-    edges: list[list[tuple[Event, int]]] = field(default_factory=list)
+    machine: Machine
+    states: list[Snapshot]
+    #: Per state: (event, target state) for every event tried, in the order tried; edges to
+    #: states the budget left unexplored are not here.
+    edges: list[list[tuple[Event, int]]]
     #: Per state: the (parent state, event) that discovered it; None for the start.
-    parents: list[tuple[int, Event] | None] = field(default_factory=list)
-    #: States whose events were all tried (the first `expanded` states, in BFS order).
-    expanded: int = 0
-    #: Per expanded state: whether an edge was dropped because the budget had no room for its target.
-    dropped_edges: list[bool] = field(default_factory=list)
+    parents: list[tuple[int, Event] | None]
     #: Whether every state reachable from the start was explored.
-    exhaustive: bool = True
+    exhaustive: bool
     #: Why exploration stopped early (None when exhaustive).
-    stopped: str | None = None
+    stopped: str | None
+    normalization: dict[str, Any] = field(default_factory=dict)
 
 
-def explore_state_space(machine: Machine, start: Snapshot, max_states: int,
-                        should_stop: Callable[[], str | None] | None = None) -> StateSpace:
-    """Breadth first over every (state, event) pair, stopping after `max_states` states.
-
-    `should_stop` is polled once per state; a non-None answer (the reason) ends the search
-    as the budget does, leaving `exhaustive` false.
-    """
-    keys = StateKeys()
-    events_for = EventEnumerator()
-    space = StateSpace()
-    index_of = {keys(start): 0}
-    space.states.append(start)
-    space.parents.append(None)
-    expanded = 0
-    while expanded < len(space.states):
-        if should_stop is not None:
-            reason = should_stop()
-            if reason is not None:
-                space.exhaustive, space.stopped = False, reason
-                break
-        snapshot = space.states[expanded]
-        outgoing: list[tuple[Event, int]] = []
-        dropped = False
-        if snapshot.status == "active":
-            for _key, event in events_for(snapshot):
-                try:
-                    next_snapshot, _actions = transition(machine, snapshot, event)
-                except EngineError as error:
-                    raise ToolError(
-                        "invalid_input",
-                        f"the machine threw on event '{event.get('type')}' in state "
-                        f"{json.dumps(snapshot.value)}: {error}",
-                        {"state": snapshot.value, "event": dict(event)},
-                    ) from None
-                next_key = keys(next_snapshot)
-                target = index_of.get(next_key)
-                if target is None:
-                    if len(space.states) >= max_states:
-                        space.exhaustive = False
-                        space.stopped = f"maxStates ({max_states}) reached"
-                        dropped = True
-                        continue
-                    target = index_of[next_key] = len(space.states)
-                    space.states.append(next_snapshot)
-                    space.parents.append((expanded, event))
-                outgoing.append((event, target))
-        space.edges.append(outgoing)
-        space.dropped_edges.append(dropped)
-        expanded += 1
-    # States discovered but never expanded have unknown edges; treat them as unexplored.
-    space.edges.extend([] for _ in range(len(space.states) - len(space.edges)))
-    space.expanded = expanded
-    return space
+def explore_state_space(model: MachineModel, *, guards: Mapping[str, bool] | None = None,
+                        input_value: Any = None, max_states: int = DEFAULT_MAX_STATES) -> StateSpace:
+    """generate_graph_paths' traversal from the start, bounded by `max_states` and the call's time."""
+    explored = explore_model(model, guards=guards, input_value=input_value, limit=MAX_LIMIT,
+                             budget=Budget(max_states=max_states))
+    graph = explored.graph
+    edges = [[(edge.event, edge.target) for edge in outgoing] for outgoing in graph.edges]
+    parents: list[tuple[int, Event] | None] = [None] * len(graph.states)
+    seen = [False] * len(graph.states)
+    if graph.states:
+        seen[0] = True
+    order = [0] if graph.states else []
+    for state in order:  # breadth first: the first discovery of a state is a shortest path to it
+        for event, target in edges[state]:
+            if not seen[target]:
+                seen[target] = True
+                parents[target] = (state, event)
+                order.append(target)
+    truncated = graph.truncated
+    return StateSpace(explored.machine, graph.states, edges, parents, truncated is None,
+                      None if truncated is None else TRUNCATION_MESSAGES[truncated], explored.normalization)
 
 
 # -- traces --------------------------------------------------------------------------------
@@ -209,13 +182,30 @@ def check_precedes(space: StateSpace, first: StateTest, then: StateTest) -> Verd
 
 def check_deadlock_free(space: StateSpace) -> Verdict:
     """Every reachable state that is not final has an event that changes it."""
-    for index in range(space.expanded):
-        snapshot = space.states[index]
-        if snapshot.status == "done" or space.dropped_edges[index]:
+    keys = StateKeys()
+    for index, snapshot in enumerate(space.states):
+        if snapshot.status == "done" or any(target != index for _event, target in space.edges[index]):
             continue
-        if all(target == index for _event, target in space.edges[index]):
-            return Verdict(False, counterexample=trace(space, path_to(space, index)))
+        # With a budget that ran out, an edge to an unexplored state is not in the graph: try the
+        # state's events again before calling it stuck.
+        if not space.exhaustive and _changes(space.machine, snapshot, keys):
+            continue
+        return Verdict(False, counterexample=trace(space, path_to(space, index)))
     return Verdict(True if space.exhaustive else None)
+
+
+def _changes(machine: Machine, snapshot: Snapshot, keys: StateKeys) -> bool:
+    if snapshot.status != "active":
+        return False
+    own = keys(snapshot)
+    for _key, event in EventEnumerator()(snapshot):
+        try:
+            after, _actions = transition(machine, snapshot, event)
+        except EngineError:
+            return True
+        if keys(after) != own:
+            return True
+    return False
 
 
 def check_can_always_reach(space: StateSpace, test: StateTest) -> Verdict:
@@ -256,19 +246,16 @@ def state_test(machine: Machine, where: str, state: Any) -> StateTest:
         raise ToolError("invalid_input", f"{where}: {error.message}") from None
 
 
-def _check_one(machine: Machine, space: StateSpace, index: int, prop: Mapping[str, Any]) -> Verdict:
-    kind = prop["type"]
-    where = f"properties[{index}]"
+def _check_one(space: StateSpace, kind: str, states: Sequence[StateTest]) -> Verdict:
     if kind == "reachable":
-        return check_reachable(space, state_test(machine, f"{where}.state", prop["state"]))
+        return check_reachable(space, states[0])
     if kind == "unreachable":
-        return check_unreachable(space, state_test(machine, f"{where}.state", prop["state"]))
+        return check_unreachable(space, states[0])
     if kind == "precedes":
-        return check_precedes(space, state_test(machine, f"{where}.first", prop["first"]),
-                              state_test(machine, f"{where}.then", prop["then"]))
+        return check_precedes(space, states[0], states[1])
     if kind == "deadlockFree":
         return check_deadlock_free(space)
-    return check_can_always_reach(space, state_test(machine, f"{where}.state", prop["state"]))
+    return check_can_always_reach(space, states[0])
 
 
 REQUIRED_FIELDS = {
@@ -295,24 +282,21 @@ def check_machine_properties(
     guards: Mapping[str, bool] | None = None,
     max_states: int | None = None,
     input_value: Any = None,
-    source_implementations: Mapping[str, Any] | None = None,
-    should_stop: Callable[[], str | None] | None = None,
 ) -> dict[str, Any]:
     """`{results, normalization, execution}`: one result per property, in the order given."""
     check_property_shapes(properties)
     budget = DEFAULT_MAX_STATES if max_states is None else max_states
-    machine, normalization = build_simulation_machine(model, guards, source_implementations)
-    start, _actions = initial_transition(machine, input_value)
-    if start.status == "error":
-        raise ToolError("invalid_input", f"the machine fails on start: {start.error}")
-    # Resolve every state argument before the (possibly long) exploration.
+    # Name errors first, before a traversal that may take the whole budget.
+    named, _assumed = build_simulation_machine(model, guards)
     for index, prop in enumerate(properties):
         for name in REQUIRED_FIELDS[prop["type"]]:
-            state_test(machine, f"properties[{index}].{name}", prop[name])
-    space = explore_state_space(machine, start, budget, should_stop)
+            state_test(named, f"properties[{index}].{name}", prop[name])
+    space = explore_state_space(model, guards=guards, input_value=input_value, max_states=budget)
+    tests = [[state_test(space.machine, f"properties[{index}].{name}", prop[name])
+              for name in REQUIRED_FIELDS[prop["type"]]] for index, prop in enumerate(properties)]
     results = []
-    for index, prop in enumerate(properties):
-        verdict = _check_one(machine, space, index, prop)
+    for prop, states in zip(properties, tests, strict=True):
+        verdict = _check_one(space, prop["type"], states)
         result: dict[str, Any] = {"property": dict(prop), "holds": verdict.holds,
                                   "explored": len(space.states), "exhaustive": space.exhaustive}
         if verdict.witness is not None:
@@ -322,7 +306,7 @@ def check_machine_properties(
         results.append(result)
     return {
         "results": results,
-        "normalization": normalization,
+        "normalization": space.normalization,
         "execution": {"statesExplored": len(space.states), "exhaustive": space.exhaustive,
                       "maxStates": budget, "stopped": space.stopped},
     }

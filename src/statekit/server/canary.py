@@ -1,7 +1,7 @@
 """`statekit canary URL`: check a running server from outside, as a deployment check.
 
 It connects over streamable HTTP with the SDK's client, checks tool discovery (every spec
-tool present, annotations read-only), fetches the visualization app template and prints its
+tool present, annotations read-only except for the live-machine tools, which change state), fetches the visualization app template and prints its
 SHA-256, checks that the app URI linked from `visualize_machine` is the stable one earlier
 results point at, and runs a minimal visualization. Exit status 0 when every check passed.
 """
@@ -21,6 +21,8 @@ EXPECTED_TOOLS = (
     "get_machine", "verify", "generate_test_paths", "coverage_report", "list_stately_projects", "get_stately_project",
     "list_stately_project_machines", "get_stately_machine", "visualize_stately_machine",
 )
+#: Tools that change state (live machines): they must say so; every other tool must be read-only.
+STATEFUL_TOOLS = frozenset({"start_machine", "send_events", "stop_machine"})
 #: The app URI saved visualizations refer to; it must not change.
 STABLE_APP_URI = "ui://statekit/machine-viewer.html"
 PROBE_MACHINE = {"id": "canary", "initial": "a", "states": {"a": {"on": {"GO": "b"}}, "b": {"initial": "c", "states": {"c": {}}}}}
@@ -41,8 +43,11 @@ async def run_canary(url: str, token: str | None, mode: str = "auto") -> list[tu
         missing = [name for name in EXPECTED_TOOLS if name not in names]
         results.append(("tool discovery", not missing,
                         f"{len(names)} tools" + (f"; missing: {', '.join(missing)}" if missing else "")))
-        writable = [t.name for t in listed.tools if not (t.annotations and t.annotations.read_only_hint)]
-        results.append(("read-only annotations", not writable, ", ".join(writable) or "all read-only"))
+        writable = {t.name for t in listed.tools if not (t.annotations and t.annotations.read_only_hint)}
+        wrong = sorted(writable ^ (STATEFUL_TOOLS & names))
+        results.append(("read-only annotations", not wrong,
+                        f"mis-annotated: {', '.join(wrong)}" if wrong else
+                        "all read-only" + (f" but the stateful {', '.join(sorted(writable))}" if writable else "")))
         visualize = next((t for t in listed.tools if t.name == "visualize_machine"), None)
         app_uri = _app_uri(visualize)
         results.append(("stable app URI", app_uri == STABLE_APP_URI, str(app_uri)))

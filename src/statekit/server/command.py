@@ -149,6 +149,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="root the workspace tools (list_machines, get_machine) read below (default: here)",
     )
     parser.add_argument(
+        "--store",
+        default=None,
+        metavar="URL",
+        help="where state that outlives a call is kept (live machines): memory:// (default), "
+        "sqlite:///path/to/file.db or redis://host:port/db; several servers on one store share it "
+        "(default: $STATEKIT_STORE, else memory://)",
+    )
+    parser.add_argument(
         "--verify-driver",
         action="append",
         default=[],
@@ -190,11 +198,13 @@ def _create(args: argparse.Namespace, client_id: str) -> Server[Any]:
     from statekit.server.core import create_server
     from statekit.tools.registry import ToolContext
 
+    store = {"store_url": args.store} if args.store else {}
     context = ToolContext.from_environment(
         client_id=client_id,
         max_source_bytes=args.max_source_bytes,
         workspace_root=args.workspace,
         verification_adapter=_verification_adapter(args),
+        **store,
     )
     return create_server(
         tools=args.tools,

@@ -11,7 +11,7 @@ from statekit.analysis.properties import (
     check_machine_properties,
 )
 from statekit.tools.inputs import load_model_with_normalization
-from statekit.tools.machine_tools import MACHINE_ARGUMENT, _source_implementations
+from statekit.tools.machine_tools import MACHINE_ARGUMENT
 from statekit.tools.registry import ToolSpec, register
 
 STATE = {"anyOf": [{"type": "string"}, {"type": "object"}],
@@ -47,8 +47,7 @@ def _check(arguments: dict[str, Any]) -> dict[str, Any]:
     model, read = load_model_with_normalization(arguments["machine"])
     result = check_machine_properties(
         model, arguments["properties"], guards=arguments.get("guards"), max_states=arguments.get("maxStates"),
-        input_value=arguments.get("input"),
-        source_implementations=_source_implementations(arguments["machine"], read))
+        input_value=arguments.get("input"))
     result["normalization"]["format"] = read["format"]
     return result
 
