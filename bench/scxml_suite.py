@@ -17,7 +17,7 @@ The peers:
 - statekit: `statekit.scxml` (ECMAScript in QuickJS), delayed events on its virtual clock, so
   no test waits for real time; `file:` sources allowed under the test folder only.
 - SCION: `@scion-scxml/scxml` 4.3.27 on Node (bench/scion, pinned by its package-lock.json;
-  `npm ci` there first). Real timers: all tests run concurrently, 10 s timeout each.
+  installed with `npm ci` on the first run). Real timers: all tests run concurrently, 10 s timeout each.
 - python-statemachine 3.2.2 (the `bench` extra): `statemachine.io.load(path, trusted=...)`,
   polled until it terminates (5 s timeout each, real timers). `trusted=True` evaluates the
   documents' expressions with Python `eval`/`exec` (their ECMAScript happens to be valid Python
@@ -32,6 +32,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -138,6 +139,19 @@ def child(peer: str, tests_file: str) -> None:
 
 # -- the parent: rounds, subprocesses, the table -------------------------------------------------
 
+def ensure_scion() -> None:
+    """Install the pinned SCION with `npm ci` once (bench/scion/package-lock.json)."""
+    if (SCION_DIR / "node_modules" / "@scion-scxml" / "scxml").is_dir():
+        return
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        raise SystemExit("SCION needs node and npm on PATH (or leave it out: --peers statekit,psm-trusted,psm)")
+    print("installing the pinned SCION: npm ci in bench/scion", file=sys.stderr)
+    completed = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=SCION_DIR, capture_output=True,
+                               text=True, check=False)
+    if completed.returncode != 0:
+        raise SystemExit(f"npm ci in bench/scion failed: {completed.stderr.strip()[-300:]}")
+
+
 def one_round(peer: str, tests_file: str) -> dict[str, Any]:
     if peer == "scion":
         command = ["node", str(SCION_DIR / "run.mjs"), tests_file]
@@ -176,6 +190,11 @@ def main() -> None:
     if not tests:
         raise SystemExit(f"no W3C SCXML tests under {args.corpus}")
     peers = [p.strip() for p in args.peers.split(",") if p.strip()]
+    unknown = set(peers) - set(PEERS)
+    if unknown:
+        raise SystemExit(f"unknown peers {sorted(unknown)}; choose from {', '.join(PEERS)}")
+    if "scion" in peers:
+        ensure_scion()
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(tests, handle)
         tests_file = handle.name
@@ -195,12 +214,15 @@ def main() -> None:
     print(f"{'peer':50} {'version':>8} {'pass':>8}   {'CPU ms in run':>17}   {'process CPU ms':>17}   "
           f"{'wall ms':>17}")
     print(f"{'':50} {'':>8} {'':>8}   {'best   median':>17}   {'best   median':>17}   {'best   median':>17}")
+    optional = {t["id"] for t in tests} - mandatory
     for peer, results in rounds.items():
         last = results[-1]["results"]
         passed = sum(1 for test, outcome in last.items() if test in mandatory and outcome == "pass")
+        extra = sum(1 for test, outcome in last.items() if test in optional and outcome == "pass")
         print(f"{LABELS[peer]:50} {results[0]['version']:>8} {passed:>4}/{len(mandatory):<3}   "
               f"{_figure([r['cpuMs'] for r in results])}   {_figure([r['processCpuMs'] for r in results])}   "
-              f"{_figure([r['wallMs'] for r in results])}")
+              f"{_figure([r['wallMs'] for r in results])}"
+              + (f"   optional {extra}/{len(optional)}" if optional else ""))
     for peer, results in rounds.items():
         failures = {test: outcome for test, outcome in results[-1]["results"].items() if outcome != "pass"}
         unstable = sorted({t for r in results for t, o in r["results"].items() if o != "pass"} ^ set(failures))
