@@ -34,12 +34,11 @@ CONFLICT, so choose `lease_seconds` above your slowest handler.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import logging
 import secrets
 import time
-import weakref
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -210,6 +209,8 @@ class _Loaded:
 
 
 _VISIBILITY_CACHE_SIZE = 4096
+_SESSIONS_PER_KEY = 8
+_SESSION_KEYS = 10_000
 
 
 def _value_key(value: Any) -> Any:
@@ -344,8 +345,9 @@ class Gate:
         self._bindings_checked = False
         #: The other gates on the same server (composition: each filters the others' names).
         self._group: list[Gate] = [self]
-        #: Legacy sessions seen per store key, so a timer fired by the sweeper can notify them.
-        self._sessions: dict[str, weakref.WeakSet[Any]] = {}
+        #: Legacy sessions seen per store key (bounded, most recent first out last), so a
+        #: timer fired by the sweeper can notify them on their standalone stream.
+        self._sessions: OrderedDict[str, dict[int, Any]] = OrderedDict()
 
     # ------------------------------------------------------------------ registration
 
@@ -1355,9 +1357,15 @@ class Gate:
         session = getattr(ctx, "session", None)
         if session is None:
             return
-        sessions = self._sessions.setdefault(self.store_key(key), weakref.WeakSet())
-        with contextlib.suppress(TypeError):  # not weak-referenceable: the sweeper cannot reach it
-            sessions.add(session)
+        store_key = self.store_key(key)
+        sessions = self._sessions.setdefault(store_key, {})
+        self._sessions.move_to_end(store_key)
+        # The SDK builds one session proxy per request; keep the latest per connection.
+        sessions[id(getattr(session, "_connection", session))] = session
+        while len(sessions) > _SESSIONS_PER_KEY:
+            sessions.pop(next(iter(sessions)))
+        while len(self._sessions) > _SESSION_KEYS:
+            self._sessions.popitem(last=False)
 
     def _listen_key(self, ctx: Any) -> WorkflowKey:
         return self._keys.resolve_without_handle(ctx)
@@ -1375,11 +1383,12 @@ class Gate:
                     types.ToolListChangedNotification(), related_request_id=ctx.request_id
                 )
             elif ctx is None:
-                for session in list(self._sessions.get(self.store_key(key), ())):
+                sessions = self._sessions.get(self.store_key(key), {})
+                for connection, session in list(sessions.items()):
                     try:
                         await session.send_tool_list_changed()
-                    except Exception:  # a closed session: nothing to tell
-                        logger.debug("statekit.gate: session gone", exc_info=True)
+                    except Exception:  # a closed session: nothing to tell, forget it
+                        sessions.pop(connection, None)
             await self._listen.publish_tools_changed(key)
         except Exception:  # a lost notification must not fail a call that already committed
             logger.exception("statekit.gate: could not send tools/list_changed")
