@@ -44,6 +44,27 @@ class ToolError(StatekitError):
         """The error as the JSON object tools return: `{code, message, ...details}`."""
         return {"code": self.code, "message": self.message, **self.details}
 
+    def to_envelope(self) -> dict[str, Any]:
+        """The canonical resource envelope `{error: {code, message, issues?, retryable?}}`.
+
+        Only those four keys: other details (an upstream status, say) stay out of it. A
+        `retryable` the error does not state is implied by the code (rate limits and timeouts
+        are worth retrying; nothing else is said).
+        """
+        body: dict[str, Any] = {"code": self.code, "message": self.message}
+        issues = self.details.get("issues")
+        if isinstance(issues, list):
+            body["issues"] = issues
+        retryable = self.details.get("retryable")
+        if isinstance(retryable, bool):
+            body["retryable"] = retryable
+        elif self.code in _RETRYABLE_CODES:
+            body["retryable"] = True
+        return {"error": body}
+
+
+_RETRYABLE_CODES: Final[frozenset[str]] = frozenset({"rate_limited", "upstream_timeout"})
+
 
 class MachineDefinitionError(StatekitError):
     """A machine config cannot be turned into a model; `path` locates the problem."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 import uuid
@@ -34,6 +35,9 @@ CREATE INDEX IF NOT EXISTS machines_by_project ON machines(project_id, position)
 """
 
 
+logger = logging.getLogger(__name__)
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -50,10 +54,28 @@ class EmbeddedRegistry:
             return None
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(self.path, timeout=10)
-        connection.row_factory = sqlite3.Row
-        connection.executescript(_SCHEMA)
+        try:
+            connection = sqlite3.connect(self.path, timeout=10)
+            connection.row_factory = sqlite3.Row
+            connection.executescript(_SCHEMA)
+        except sqlite3.Error as error:
+            raise self._unreadable(error) from None
         return connection
+
+    def _unreadable(self, error: Exception) -> ToolError:
+        # The path goes to the server log only: callers never learn the server's file layout.
+        logger.warning("the embedded registry %s is unreadable: %s", self.path, error)
+        return ToolError(
+            "upstream_error",
+            f"the embedded registry is corrupted or not a statekit registry ({type(error).__name__}: {error}); "
+            "restore it from a backup or point STATEKIT_REGISTRY at another file",
+            {"retryable": False})
+
+    def _json_column(self, row: sqlite3.Row, column: str) -> Any:
+        try:
+            return json.loads(row[column])
+        except (TypeError, ValueError, RecursionError) as error:
+            raise self._unreadable(ValueError(f"machine {row['id']!r} has a {column} that is not JSON")) from error
 
     # -- writing (the CLI and tests; no tool writes) ---------------------------------------
 
@@ -102,6 +124,8 @@ class EmbeddedRegistry:
             return []
         try:
             return connection.execute(sql, params).fetchall()
+        except sqlite3.Error as error:
+            raise self._unreadable(error) from None
         finally:
             connection.close()
 
@@ -132,9 +156,9 @@ class EmbeddedRegistry:
             raise ToolError("not_found", f"no machine {machine_id!r}")
         row = rows[0]
         machine: JSONObject = {"machineId": row["id"], "name": row["name"], "projectId": row["project_id"],
-                               "definition": json.loads(row["definition"]), "updatedAt": row["updated_at"]}
+                               "definition": self._json_column(row, "definition"), "updatedAt": row["updated_at"]}
         if row["graph"] is not None:
-            machine["graph"] = json.loads(row["graph"])
+            machine["graph"] = self._json_column(row, "graph")
         return machine
 
     @staticmethod

@@ -9,6 +9,7 @@ import urllib.request
 from typing import Any
 
 from statekit.errors import ToolError
+from statekit.hosted.credentials import current_caller_credential
 from statekit.hosted.errors import upstream_error
 from statekit.hosted.provider import JSONObject, check_id
 
@@ -17,10 +18,16 @@ MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 
 class HttpResourceProvider:
-    """Reads `<base>/v1/...` with the bearer credential forwarded; errors mapped to codes."""
+    """Reads `<base>/v1/...` with a bearer credential; errors mapped to codes.
+
+    The credential is the server-wide `credential`, or, with `forward_caller_credential`, the
+    bearer token of the HTTP caller being served (`statekit.hosted.credentials`); a caller
+    without one is `unauthenticated` (the server-wide credential is never used for a caller
+    when forwarding is on, so no caller can borrow the server's account).
+    """
 
     def __init__(self, base_url: str, credential: str | None, *, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 client_id: str = "statekit/embedded") -> None:
+                 client_id: str = "statekit/embedded", forward_caller_credential: bool = False) -> None:
         parsed = urllib.parse.urlsplit(base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise ValueError(f"the resource API base URL must be http(s)://host/...: {base_url!r}")
@@ -28,14 +35,28 @@ class HttpResourceProvider:
         self.credential = credential
         self.timeout_ms = timeout_ms
         self.client_id = client_id
+        self.forward_caller_credential = forward_caller_credential
 
-    def _get(self, path: str) -> Any:
+    def __repr__(self) -> str:  # never shows the credential
+        return f"HttpResourceProvider({self.base_url!r}, forward_caller_credential={self.forward_caller_credential})"
+
+    def _credential(self) -> str:
+        if self.forward_caller_credential:
+            forwarded = current_caller_credential()
+            if not forwarded:
+                raise ToolError("unauthenticated", "Missing authentication: this server forwards the caller's "
+                                "bearer credential, and the request carried none.")
+            return forwarded
         if not self.credential:
             raise ToolError("unauthenticated", "Missing authentication: set STATELY_ACCESS_TOKEN or STATELY_API_KEY.")
+        return self.credential
+
+    def _get(self, path: str) -> Any:
+        credential = self._credential()
         request = urllib.request.Request(
             f"{self.base_url}/v1/{path}",
             headers={
-                "Authorization": f"Bearer {self.credential}",
+                "Authorization": f"Bearer {credential}",
                 "Accept": "application/json",
                 "User-Agent": self.client_id,
                 "X-Client-Id": self.client_id,

@@ -62,12 +62,13 @@ class ToolCaller:
                 # A tool bug: keep the traceback in the server log, send only the code and message.
                 logger.error("tool %s failed", spec.name, exc_info=exc.__cause__)
             error_code = exc.code
-            result = error_result(exc)
+            result = error_result(exc, envelope=spec.error_envelope)
         except Exception:
             # A bug in the server path itself; the log keeps the traceback, the client never sees it.
             logger.exception("tool %s failed inside the server", spec.name)
             error_code = "internal_error"
-            result = error_result(ToolError("internal_error", f"{spec.name} failed unexpectedly"))
+            result = error_result(ToolError("internal_error", f"{spec.name} failed unexpectedly"),
+                                  envelope=spec.error_envelope)
         if self.observer is not None:
             elapsed_ms = (time.perf_counter() - started) * 1000.0
             event = build_event(
@@ -173,9 +174,10 @@ def success_result(
     )
 
 
-def error_result(error: ToolError) -> types.CallToolResult:
-    """An `isError` result whose structured content and text both carry `{code, message, ...}`."""
-    payload = error.to_dict()
+def error_result(error: ToolError, *, envelope: bool = False) -> types.CallToolResult:
+    """An `isError` result whose structured content and text both carry `{code, message, ...}`,
+    or, with `envelope`, the canonical resource envelope `{error: {code, message, issues?, retryable?}}`."""
+    payload = error.to_envelope() if envelope else error.to_dict()
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=compact_json(payload))],
         structured_content=payload,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -127,6 +128,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--token-file", default=None, help="file with accepted bearer tokens, one per line"
     )
     parser.add_argument(
+        "--forward-credential",
+        action="store_true",
+        default=os.environ.get("STATEKIT_FORWARD_CREDENTIAL", "").strip().lower() in ("1", "true", "yes"),
+        help="HTTP with --auth bearer: send each caller's own bearer token (never the server's) to the "
+        "Stately-compatible resource API of the hosted resource tools; also STATEKIT_FORWARD_CREDENTIAL=1",
+    )
+    parser.add_argument(
         "--allow-remote-no-auth",
         action="store_true",
         help="allow --auth none on a non-loopback host (only behind your own trusted boundary)",
@@ -206,12 +214,23 @@ def _create(args: argparse.Namespace, client_id: str) -> Server[Any]:
         verification_adapter=_verification_adapter(args),
         **store,
     )
+    if getattr(args, "forward_credential", False):
+        _forward_caller_credential(context.resource_provider)
     return create_server(
         tools=args.tools,
         max_source_bytes=args.max_source_bytes,
         client_id=client_id,
         context=context,
     )
+
+
+def _forward_caller_credential(provider: Any) -> None:
+    from statekit.hosted.http_provider import HttpResourceProvider
+
+    if not isinstance(provider, HttpResourceProvider):
+        raise ValueError("--forward-credential needs an HTTP resource provider (set STATELY_API_BASE_URL "
+                         "or STATEKIT_PROVIDER=http): the embedded registry takes no credential")
+    provider.forward_caller_credential = True
 
 
 def _verification_adapter(args: argparse.Namespace) -> Any:
@@ -235,6 +254,10 @@ def _run_stdio(args: argparse.Namespace) -> int:
 
     from statekit.server.stdio import serve_stdio
 
+    if args.forward_credential:
+        print("statekit serve: --forward-credential is for HTTP (a stdio client sends no bearer token)",
+              file=sys.stderr)
+        return EXIT_USAGE
     try:
         server = _create(args, "statekit/stdio")
     except ValueError as exc:
@@ -270,17 +293,18 @@ def _run_http(args: argparse.Namespace) -> int:
             args.host, args.auth, tokens, allow_remote_no_auth=args.allow_remote_no_auth
         )
         server = _create(args, "statekit/http")
+        app = build_http_app(
+            server,
+            access=access,
+            allowed_hosts=default_allowed_hosts(args.host, args.allowed_host),
+            allowed_origins=args.allowed_origin,
+            max_body_bytes=args.max_body_bytes or default_max_body_bytes(args.max_source_bytes),
+            body_timeout=args.body_timeout,
+            forward_credential=args.forward_credential,
+        )
     except (AccessConfigError, ValueError, OSError) as exc:
         print(f"statekit serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    app = build_http_app(
-        server,
-        access=access,
-        allowed_hosts=default_allowed_hosts(args.host, args.allowed_host),
-        allowed_origins=args.allowed_origin,
-        max_body_bytes=args.max_body_bytes or default_max_body_bytes(args.max_source_bytes),
-        body_timeout=args.body_timeout,
-    )
     limits = HttpLimits(header_timeout=args.header_timeout, body_timeout=args.body_timeout,
                         keep_alive_timeout=args.keep_alive_timeout, max_connections=args.max_connections)
     try:

@@ -18,7 +18,12 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from statekit.server.access import AccessPolicy
-from statekit.server.http_guards import BearerAuthGuard, BodyLimitGuard, OriginGuard
+from statekit.server.http_guards import (
+    BearerAuthGuard,
+    BodyLimitGuard,
+    CallerCredentialForwarding,
+    OriginGuard,
+)
 from statekit.server.http_limits import HttpLimits, uvicorn_config
 
 logger = logging.getLogger(__name__)
@@ -43,8 +48,15 @@ def build_http_app(
     max_body_bytes: int = BASE_MAX_BODY_BYTES,
     path: str = MCP_PATH,
     body_timeout: float | None = HttpLimits.body_timeout,
+    forward_credential: bool = False,
 ) -> ASGIApp:
-    """The ASGI app: Host/Origin check, then bearer auth, then the body cap, then the SDK endpoint."""
+    """The ASGI app: Host/Origin check, then bearer auth, then the body cap, then the SDK endpoint.
+
+    With `forward_credential` (which needs bearer authentication), the caller's accepted bearer
+    token is the credential the hosted resource tools send to the resource provider.
+    """
+    if forward_credential and access.tokens is None:
+        raise ValueError("forwarding the caller's credential needs bearer authentication (--auth bearer)")
     endpoint = server.streamable_http_app(
         streamable_http_path=path,
         stateless_http=True,
@@ -54,6 +66,8 @@ def build_http_app(
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
     app: ASGIApp = BodyLimitGuard(endpoint, max_body_bytes=max_body_bytes, body_timeout=body_timeout)
+    if forward_credential:
+        app = CallerCredentialForwarding(app)
     if access.tokens is not None:
         app = BearerAuthGuard(app, tokens=access.tokens)
     return OriginGuard(app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)

@@ -18,6 +18,7 @@ import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from statekit.errors import ErrorCode
+from statekit.hosted.credentials import caller_credential
 from statekit.server.jsonrpc_limits import check_message
 
 logger = logging.getLogger(__name__)
@@ -179,6 +180,29 @@ class BearerAuthGuard:
         for token in self._tokens:
             matched |= hmac.compare_digest(presented, token)
         return matched
+
+
+class CallerCredentialForwarding:
+    """Make the request's bearer token the caller's credential while the request is served.
+
+    Placed behind `BearerAuthGuard`, so only a token this server accepted is ever forwarded;
+    an `HttpResourceProvider` with `forward_caller_credential` then sends it to the resource
+    API (see `statekit.hosted.credentials`). The token is never logged.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token: str | None = None
+        if scope["type"] == "http":
+            authorizations = _header_values(scope, b"authorization")
+            if len(authorizations) == 1:
+                scheme, _, presented = authorizations[0].partition(" ")
+                if scheme.lower() == "bearer" and presented.strip():
+                    token = presented.strip()
+        with caller_credential(token):
+            await self.app(scope, receive, send)
 
 
 class BodyLimitGuard:

@@ -6,6 +6,7 @@ from typing import Any
 
 from statekit.errors import ToolError
 from statekit.hosted.provider import check_id
+from statekit.hosted.records import checked_machine
 from statekit.tools.registry import ToolAnnotations, ToolContext, ToolSpec, register
 
 OPEN_WORLD = ToolAnnotations(open_world=True)
@@ -35,8 +36,14 @@ def _list_project_machines(arguments: dict[str, Any], context: ToolContext) -> d
     return {"machines": _provider(context).list_project_machines(project_id)}
 
 
+def _read_machine(machine_id: Any, context: ToolContext) -> dict[str, Any]:
+    """The provider's machine, validated on read (a provider is a store statekit does not control)."""
+    checked_id = check_id("machineId", machine_id)
+    return checked_machine(_provider(context).get_machine(checked_id), checked_id)
+
+
 def _get_machine(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return {"machine": _provider(context).get_machine(check_id("machineId", arguments.get("machineId")))}
+    return {"machine": _read_machine(arguments.get("machineId"), context)}
 
 
 def _id_schema(name: str) -> dict[str, Any]:
@@ -50,7 +57,7 @@ for spec in (
     ToolSpec("list_stately_projects", "List hosted projects", "The hosted projects the caller can access.",
              _NO_ARGUMENTS,
              {"type": "object", "properties": {"projects": {"type": "array", "items": _PROJECT}}, "required": ["projects"]},
-             _list_projects, OPEN_WORLD, takes_context=True,
+             _list_projects, OPEN_WORLD, takes_context=True, error_envelope=True,
              summarize=lambda r: "\n".join(f"{p['projectId']}: {p['name']}" for p in r["projects"]) or "No projects."),
     ToolSpec("get_stately_project", "Get a hosted project",
              "One project, with its current project version id and machine ids. Takes a projectId.",
@@ -58,19 +65,19 @@ for spec in (
              {"type": "object", "properties": {"project": {**_PROJECT, "properties": {
                  **_PROJECT["properties"], "machineIds": {"type": "array", "items": {"type": "string"}}}}},  # type: ignore[dict-item]
               "required": ["project"]},
-             _get_project, OPEN_WORLD, takes_context=True),
+             _get_project, OPEN_WORLD, takes_context=True, error_envelope=True),
     ToolSpec("list_stately_project_machines", "List a project's machines", "The machines in a hosted project.",
              _id_schema("projectId"),
              {"type": "object", "properties": {"machines": {"type": "array", "items": _MACHINE_SUMMARY}},
               "required": ["machines"]},
-             _list_project_machines, OPEN_WORLD, takes_context=True,
+             _list_project_machines, OPEN_WORLD, takes_context=True, error_envelope=True,
              summarize=lambda r: "\n".join(f"{m['machineId']}: {m['name']}" for m in r["machines"]) or "No machines."),
     ToolSpec("get_stately_machine", "Get a hosted machine", "One hosted machine, with its definition. Takes a machineId.",
              _id_schema("machineId"),
              {"type": "object", "properties": {"machine": {"type": "object", "properties": {
                  "machineId": {"type": "string"}, "name": {"type": "string"}, "projectId": {"type": "string"},
                  "definition": {}, "graph": {}}, "required": ["machineId"]}}, "required": ["machine"]},
-             _get_machine, OPEN_WORLD, takes_context=True),
+             _get_machine, OPEN_WORLD, takes_context=True, error_envelope=True),
 ):
     register(spec)
 
@@ -96,8 +103,7 @@ def _hosted_document(machine: dict[str, Any]) -> tuple[Any, str | None]:
 def _visualize_hosted(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     from statekit.tools.visualize_tools import visualize
 
-    machine_id = check_id("machineId", arguments.get("machineId"))
-    document, _format = _hosted_document(_provider(context).get_machine(machine_id))
+    document, _format = _hosted_document(_read_machine(arguments.get("machineId"), context))
     request: dict[str, Any] = {"machine": document}  # the format is detected (XGraph and DigraphDef are unmistakable)
     for key in ("direction", "parentNodeIds"):
         if key in arguments:
@@ -118,7 +124,7 @@ def _register_visualize_hosted() -> None:
             "direction": visualize_tools.INPUT_SCHEMA["properties"]["direction"],
             "parentNodeIds": visualize_tools.INPUT_SCHEMA["properties"]["parentNodeIds"]},
          "required": ["machineId"], "additionalProperties": False},
-        visualize_tools.OUTPUT_SCHEMA, _visualize_hosted, OPEN_WORLD, takes_context=True,
+        visualize_tools.OUTPUT_SCHEMA, _visualize_hosted, OPEN_WORLD, takes_context=True, error_envelope=True,
         summarize=visualize_tools.summarize, content_key=visualize_tools.IMAGES_KEY,
         meta={"ui": {"resourceUri": APP_URI}},
     ))

@@ -53,6 +53,9 @@ class ToolSpec:
     meta: JSONObject | None = None
     #: Whether `function` takes the call's `ToolContext` as a second argument.
     takes_context: bool = False
+    #: Whether a failure is reported in the canonical resource envelope
+    #: `{error: {code, message, issues?, retryable?}}` (the hosted resource tools) rather than flat.
+    error_envelope: bool = False
 
 
 @dataclass
