@@ -178,3 +178,59 @@ class GateAdmin:
         if deleter is None:
             raise TypeError(f"{type(self.store).__name__} cannot delete keys")
         return bool(await deleter(store_key))
+
+
+def open_store(url: str) -> StateStore:
+    """A store from a URL: `sqlite:PATH` (or `sqlite:///PATH`) or `redis://HOST:PORT/DB`.
+
+    Used by `statekit gate ...`; an in-memory store has nothing to administer from outside.
+    """
+    if url.startswith("sqlite:"):
+        path = url.removeprefix("sqlite:")
+        if path.startswith("///"):
+            path = path[2:]
+        from statekit.gate.sqlite_store import SQLiteStore
+
+        return SQLiteStore(path)
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from statekit.gate.redis_store import RedisStore
+
+        return RedisStore.from_url(url)
+    raise ValueError(f"unknown store URL {url!r}: use sqlite:PATH or redis://HOST:PORT/DB")
+
+
+async def run_admin(
+    store_url: str,
+    workflow: Mapping[str, Any],
+    action: str,
+    key: str | None = None,
+    state: Any = None,
+    *,
+    namespace: str | None = None,
+    prefix: str = "",
+) -> Any:
+    """One `statekit gate <action>` against the store at `store_url`; returns JSON-ready data."""
+    store = open_store(store_url)
+    try:
+        admin = GateAdmin.for_store(store, workflow, namespace=namespace)
+        if action == "list":
+            return await admin.keys(prefix)
+        if key is None:
+            raise ValueError(f"{action} needs a workflow key (e.g. handle:abc)")
+        if action == "inspect":
+            return await admin.inspect(key)
+        if action == "reset":
+            return await admin.reset(key)
+        if action == "force":
+            return await admin.force(key, state)
+        if action == "delete":
+            return {"deleted": await admin.delete(key)}
+        raise ValueError(f"unknown action {action!r}")
+    finally:
+        closer = getattr(store, "aclose", None)
+        if closer is not None:
+            await closer()
+        else:
+            close = getattr(store, "close", None)
+            if close is not None:
+                close()
