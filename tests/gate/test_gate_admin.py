@@ -45,7 +45,7 @@ async def test_hooks_see_every_transition_and_their_failures_never_fail_the_call
     async def recorder(info: TransitionInfo) -> None:
         seen.append(info)
 
-    server, gate = invoice_server(MemoryStore(), on_transition=[broken, recorder])
+    server, _gate = invoice_server(MemoryStore(), on_transition=[broken, recorder])
     async with Client(server, mode="2026-07-28") as client:
         created = (await client.call_tool("create", {})).structured_content
         assert created is not None
