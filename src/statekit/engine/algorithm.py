@@ -15,7 +15,7 @@ from statekit.engine.evaluation import Scope
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.machine import _HISTORY_DEPENDENT, _UNKNOWN, Machine, Node, RuntimeTransition
 from statekit.engine.plan import MAX_PLANS, build_plan, plan_key
-from statekit.engine.snapshot import Snapshot
+from statekit.engine.snapshot import Snapshot, value_after
 from statekit.errors import EngineError
 from statekit.model.core import Action
 
@@ -522,7 +522,11 @@ def microstep(
         next_snapshot = resolve_actions(next_snapshot, event, ctx, exits, None)
     if plan.history_updates is None and plan.same_nodes:
         return next_snapshot
-    return next_snapshot.clone(nodes=next_nodes, history=history)
+    result = next_snapshot.clone(nodes=next_nodes, history=history)
+    previous_value = snapshot.known_value()
+    if plan.value_root is not None and previous_value is not None and next_nodes is plan.next_nodes:
+        result.known_value_is(value_after(previous_value, plan.value_root, next_nodes))
+    return result
 
 
 def _resolve_located(snapshot: Snapshot, event: Event, ctx: ActionContext, actions: Sequence[Action],

@@ -56,6 +56,10 @@ class MicrostepPlan:
     next_nodes: tuple[Node, ...]
     #: Whether the active set is unchanged (then XState keeps the snapshot's node list).
     same_nodes: bool
+    #: The one node below which the active set changed, when it stays active itself (a lone
+    #: transition's domain, not re-entered): the next state value is the previous one with
+    #: only this node's part read anew (`snapshot.value_after`). None: read it all.
+    value_root: Node | None = None
 
 
 def plan_key(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], history: HistoryValue | None,
@@ -113,13 +117,17 @@ def _same_nodes(nodes: tuple[Node, ...], active: dict[Node, None]) -> bool:
     return len(nodes) == len(active) and all(node in active for node in nodes)
 
 
-def _exit_steps(
-    filtered: list[RuntimeTransition], active: dict[Node, None], history: HistoryValue
-) -> tuple[tuple[tuple[Node, tuple[Action, ...]], ...], tuple[tuple[str, tuple[Node, ...]], ...] | None]:
+ExitSteps = tuple[tuple[Node, tuple[Action, ...]], ...]
+HistoryUpdates = tuple[tuple[str, tuple[Node, ...]], ...] | None
+
+
+def _exit_steps(filtered: list[RuntimeTransition], active: dict[Node, None], history: HistoryValue,
+                to_exit: list[Node] | None = None) -> tuple[ExitSteps, HistoryUpdates]:
     """`computeExitSet`, the history it records, and the exit actions; removes the exited from `active`."""
     from statekit.engine.algorithm import compute_exit_set
 
-    to_exit = compute_exit_set(filtered, active, history)
+    if to_exit is None:
+        to_exit = compute_exit_set(filtered, active, history)
     to_exit.sort(key=lambda n: -n.order)
     updates: list[tuple[str, tuple[Node, ...]]] | None = None
     for exiting in to_exit:
@@ -223,9 +231,30 @@ def entry_template(transition: RuntimeTransition) -> EntryTemplate | None:
 
 def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, nodes: tuple[Node, ...],
                         history: HistoryValue) -> MicrostepPlan:
-    """`build_plan` for one transition with a fixed entry set: exits computed, entries reused."""
+    """`build_plan` for one transition with a fixed entry set: exits computed, entries reused.
+
+    The exit set is `computeExitSet` for one transition: the domain when a re-entering
+    transition's source is its domain, then every active descendant of the domain, read from
+    the domain's precomputed descendants.
+    """
+    from statekit.engine.algorithm import transition_domain
+
     active: dict[Node, None] = dict.fromkeys(nodes)
-    exits, updates = _exit_steps([transition], active, history) if transition.target else ((), None)
+    exits: ExitSteps = ()
+    updates: HistoryUpdates = None
+    value_root: Node | None = None
+    if transition.target:
+        domain = transition_domain(transition, history)
+        if domain is None:
+            to_exit = list(nodes)
+        else:
+            below = domain.descendants
+            to_exit = [node for node in nodes if node in below]
+            if transition.reenter and transition.source is domain:
+                to_exit.insert(0, domain)
+            elif domain.type in ("compound", "parallel"):
+                value_root = domain
+        exits, updates = _exit_steps([transition], active, history, to_exit)
     for entry in template.entries:
         active[entry.node] = None
     return MicrostepPlan(
@@ -236,4 +265,5 @@ def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, 
         entries=template.entries,
         next_nodes=tuple(active),
         same_nodes=_same_nodes(nodes, active),
+        value_root=value_root,
     )

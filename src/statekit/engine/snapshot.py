@@ -42,7 +42,7 @@ class Snapshot:
     algorithm depends on; the state value is computed from it on first use.
     """
 
-    __slots__ = ("_node_set", "_tags", "_value", "children", "context", "error", "history", "machine",
+    __slots__ = ("_complete", "_node_set", "_tags", "_value", "children", "context", "error", "history", "machine",
                  "nodes", "output", "status")
 
     def __init__(
@@ -65,6 +65,8 @@ class Snapshot:
         self.children: Mapping[str, ChildRef | None] = children if children is not None else {}
         self.history: Mapping[str, tuple[Node, ...]] = history if history is not None else {}
         self._value: StateValue | None = None
+        #: Whether `nodes` is known to be a complete set (what `value_after` builds on).
+        self._complete = False
         self._tags: frozenset[str] | None = None
         self._node_set: frozenset[Node] | None = None
 
@@ -81,9 +83,19 @@ class Snapshot:
         copy.history = changes.get("history", self.history)
         same_nodes = copy.nodes is self.nodes
         copy._value = self._value if same_nodes else None
+        copy._complete = self._complete if same_nodes else False
         copy._tags = self._tags if same_nodes else None
         copy._node_set = self._node_set if same_nodes else None
         return copy
+
+    def known_value(self) -> StateValue | None:
+        """The state value if it was computed already from a complete node set, else None."""
+        return self._value if self._complete else None
+
+    def known_value_is(self, value: StateValue | None) -> None:
+        """Set the value of this complete node set, computed elsewhere (None: not known yet)."""
+        self._value = value
+        self._complete = value is not None
 
     @property
     def node_set(self) -> frozenset[Node]:
@@ -97,13 +109,13 @@ class Snapshot:
         if self._value is None:
             # The value depends only on the node list, so the machine caches it per list.
             cache = self.machine.values
-            value = cache.get(self.nodes)
-            if value is None:
-                value = state_value(self.machine, self.nodes)
+            known = cache.get(self.nodes)
+            if known is None:
+                known = state_value_of(self.machine, self.nodes)
                 if len(cache) >= 8192:
                     cache.clear()
-                cache[self.nodes] = value
-            self._value = value
+                cache[self.nodes] = known
+            self._value, self._complete = known
         return self._value
 
     @property
@@ -161,24 +173,73 @@ def _is_json(value: Any) -> bool:
 
 
 def state_value(machine: Machine, nodes: tuple[Node, ...]) -> StateValue:
+    """XState's `getStateValue(root, _nodes)` (see `state_value_of`)."""
+    return state_value_of(machine, nodes)[0]
+
+
+def state_value_of(machine: Machine, nodes: tuple[Node, ...]) -> tuple[StateValue, bool]:
     """XState's `getStateValue(root, _nodes)`: complete the set, then read the adjacency.
 
     Children are listed in `_nodes` order, then in `Object.keys` order (array-index keys
     first), as XState's object would list them. The node list of a snapshot is complete
     (every active node's parent, an active child of every compound state, every region of a
     parallel one), except a set given from outside (a restored value), which is completed
-    first with `getAllStateNodes`.
+    first with `getAllStateNodes`. Also says whether `nodes` was complete.
     """
     from statekit.engine.algorithm import all_state_nodes
 
     adjacency = _adjacency(nodes, check=True)
+    complete = adjacency is not None
     if adjacency is None:
         adjacency = _adjacency(all_state_nodes(nodes), check=False)
         assert adjacency is not None
     root = machine.root
     if root not in adjacency:
-        return {}
-    return _value_from_adjacency(root, adjacency)
+        return {}, complete
+    return _value_from_adjacency(root, adjacency), complete
+
+
+def value_after(previous: StateValue, changed: Node, nodes: tuple[Node, ...]) -> StateValue | None:
+    """The state value of `nodes` when only the part below `changed` differs from `previous`.
+
+    `changed` stayed active and so kept its place in the node list, so every object above it
+    lists its keys as before; only `changed`'s own part is read anew, from its active
+    descendants in `nodes` order. None when that does not hold (then read the whole value).
+    """
+    if changed.parent is None:
+        return None
+    below = changed.descendants
+    part = (changed, *(node for node in nodes if node in below))
+    adjacency: dict[Node, list[Node]] = {node: [] for node in part}
+    for node in part[1:]:
+        siblings = adjacency.get(node.parent)  # type: ignore[arg-type]
+        if siblings is None:
+            return None
+        siblings.append(node)
+    for node, children in adjacency.items():
+        if (node.type == "compound" and not children) or (node.type == "parallel" and len(children) < len(node.regions)):
+            return None
+    path = [ancestor.key for ancestor in reversed(changed.ancestors[:-1])]
+    return _replaced(previous, path, changed.key, _value_from_adjacency(changed, adjacency))
+
+
+def _replaced(value: StateValue, path: list[str], key: str, part: StateValue) -> StateValue | None:
+    if type(value) is not dict:
+        return None
+    copy = dict(value)
+    if path:
+        inner = value.get(path[0])
+        if inner is None:
+            return None
+        replaced = _replaced(inner, path[1:], key, part)
+        if replaced is None:
+            return None
+        copy[path[0]] = replaced
+    elif key in copy:
+        copy[key] = part
+    else:
+        return None
+    return copy
 
 
 def _adjacency(nodes: tuple[Node, ...], *, check: bool) -> dict[Node, list[Node]] | None:
