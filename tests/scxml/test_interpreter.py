@@ -127,3 +127,24 @@ def test_endless_delayed_sends_are_bounded() -> None:
                            '<transition event="t" target="a"/></state></scxml>')
     with pytest.raises(ScxmlRunError, match="over 500 external events"):
         system.run_until_idle(session)
+
+
+def test_xml_content_is_a_dom_in_every_session() -> None:
+    _, session = _run('''
+      <datamodel><data id="books"><books xmlns=""><book title="one"/><book title="two">text</book></books></data>
+      </datamodel>
+      <state id="s">
+        <onentry><script>books.getElementsByTagName("book")[0].setAttribute("title", "ONE");</script></onentry>
+        <invoke id="kid"><content>
+          <scxml version="1.0" datamodel="ecmascript" initial="wait">
+            <state id="wait"><onentry><send target="#_parent" event="ready"/></onentry>
+              <transition event="books" target="end">
+              <send target="#_parent" event="seen"><content expr="_event.data"/></send>
+            </transition></state>
+            <final id="end"/></scxml>
+        </content></invoke>
+        <transition event="ready"><send target="#_kid" event="books"><content expr="books"/></send></transition>
+        <transition event="seen" cond="_event.data.getElementsByTagName('book')[0].getAttribute('title') === 'ONE'
+            &amp;&amp; _event.data.documentElement.children[1].textContent === 'text'" target="done"/>
+      </state><final id="done"/>''')
+    assert session.final == "done", session.errors

@@ -27,8 +27,6 @@ OPTIONAL = [t for t in TESTS if not t.mandatory]
 #: Optional tests statekit does not pass, and why (see BENCHMARKS.md).
 OPTIONAL_UNSUPPORTED = {
     "201": "the Basic HTTP event I/O processor is not implemented (statekit does no network I/O)",
-    "557": "XML content as a DOM in the ECMAScript datamodel is not implemented (it stays a string)",
-    "561": "XML content as a DOM in the ECMAScript datamodel is not implemented (it stays a string)",
     **{test: "the Basic HTTP event I/O processor is not implemented (statekit does no network I/O)"
        for test in ("509", "510", "518", "519", "520", "522", "531", "532", "534", "567", "577")},
 }

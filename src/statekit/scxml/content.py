@@ -6,25 +6,89 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import defusedxml.ElementTree as SafeET
+from defusedxml.common import DefusedXmlException
+
 from statekit.formats.scxml_expr import parse_delay_ms
 from statekit.formats.scxml_read import element_xml, is_scxml
 from statekit.scxml.datamodel import UNDEFINED, Datamodel, ExecutionError
 
+#: The marker XML content crosses the datamodel boundary under (the ECMAScript datamodel turns
+#: it into a DOM document, and a DOM node back into it).
+XML_KEY = "__statekit_xml__"
+
 
 def text_value(text: str) -> Any:
-    """Inline content as a value (Appendix B.2): JSON if it is JSON, else a space-normalized string."""
+    """Content as a value (Appendix B.2): JSON if it is JSON, a DOM if it is an XML document
+    (parsed with DTDs and entities refused), else a space-normalized string."""
     stripped = text.strip()
     if not stripped:
         return UNDEFINED
     try:
         return json.loads(stripped)
     except ValueError:
-        return " ".join(stripped.split())
+        pass
+    if stripped.startswith("<"):
+        try:
+            root = SafeET.fromstring(stripped, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+        except (ET.ParseError, DefusedXmlException):
+            pass
+        else:
+            return xml_value(root)
+    return " ".join(stripped.split())
+
+
+def xml_value(element: ET.Element) -> dict[str, Any]:
+    """An XML element as the datamodel's XML value."""
+    return {XML_KEY: _tree(element)}
+
+
+def _tree(element: ET.Element) -> dict[str, Any]:
+    tag = element.tag if isinstance(element.tag, str) else ""
+    namespace, _, name = tag[1:].partition("}") if tag.startswith("{") else ("", "", tag)
+    children: list[Any] = [element.text] if element.text else []
+    for child in element:
+        if isinstance(child.tag, str):
+            children.append(_tree(child))
+        if child.tail:
+            children.append(child.tail)
+    tree: dict[str, Any] = {"tag": name, "attrs": dict(element.attrib), "children": children}
+    if namespace:
+        tree["ns"] = namespace
+    return tree
+
+
+def xml_element(value: Any) -> ET.Element | None:
+    """The XML element a datamodel XML value stands for, or None if `value` is none."""
+    if not isinstance(value, dict) or set(value) != {XML_KEY} or not isinstance(value[XML_KEY], dict):
+        return None
+    return _element(value[XML_KEY])
+
+
+def _element(tree: dict[str, Any]) -> ET.Element:
+    tag = str(tree.get("tag", ""))
+    namespace = tree.get("ns")
+    element = ET.Element(f"{{{namespace}}}{tag}" if namespace else tag,
+                         {str(k): str(v) for k, v in dict(tree.get("attrs") or {}).items()})
+    last: ET.Element | None = None
+    for child in tree.get("children") or []:
+        if isinstance(child, str):
+            if last is None:
+                element.text = (element.text or "") + child
+            else:
+                last.tail = (last.tail or "") + child
+        elif isinstance(child, dict):
+            last = _element(child)
+            element.append(last)
+    return element
 
 
 def inline_value(element: ET.Element) -> Any:
-    """The value of an element's inline children: its text, or its child elements as XML text."""
+    """The value of an element's inline children: its text; one child element is an XML
+    document (a DOM in the ECMAScript datamodel); several are their XML text."""
     elements = [child for child in element if isinstance(child.tag, str)]
+    if len(elements) == 1 and not (element.text or "").strip() and not (elements[0].tail or "").strip():
+        return xml_value(elements[0])
     if elements:
         return "".join(element_xml(child) for child in elements)
     return text_value(element.text or "")

@@ -57,7 +57,65 @@ _PRELUDE = r"""
   const assigners = Object.create(null);
   let currentEvent, sessionid, sessionName, ioprocessors;
   const box = function (value) { return stringify({ v: value }); };
-  const unbox = function (json) { return parse(json).v; };
+  // XML content crosses as {"__statekit_xml__": {tag, ns, attrs, children}} and becomes a small
+  // read-mostly DOM here (Appendix B.2: XML content is a DOM); it goes back as the same marker.
+  const XML_KEY = "__statekit_xml__";
+  const textOf = function (node) {
+    if (node.nodeType === 3) return node.data;
+    let text = "";
+    for (const child of node.childNodes) text += textOf(child);
+    return text;
+  };
+  const elementsByTagName = function (node, name, found) {
+    for (const child of node.childNodes) {
+      if (child.nodeType !== 1) continue;
+      if (name === "*" || child.tagName === name) found.push(child);
+      elementsByTagName(child, name, found);
+    }
+    return found;
+  };
+  const Text = function (data, parent) { this.nodeType = 3; this.nodeName = "#text"; this.data = data; this.parentNode = parent; };
+  Object.defineProperty(Text.prototype, "textContent", { get: function () { return this.data; } });
+  Object.defineProperty(Text.prototype, "nodeValue", { get: function () { return this.data; } });
+  Text.prototype.toJSON = function () { return this.data; };
+  const Element = function (tree, parent) {
+    this.nodeType = 1;
+    this.tagName = this.nodeName = this.localName = tree.tag;
+    this.namespaceURI = tree.ns === undefined ? null : tree.ns;
+    this.parentNode = parent;
+    this.attributes = Object.assign(Object.create(null), tree.attrs);
+    const self = this;
+    this.childNodes = tree.children.map(function (c) { return typeof c === "string" ? new Text(c, self) : new Element(c, self); });
+  };
+  Element.prototype.getAttribute = function (name) { return name in this.attributes ? this.attributes[name] : null; };
+  Element.prototype.hasAttribute = function (name) { return name in this.attributes; };
+  Element.prototype.setAttribute = function (name, value) { this.attributes[name] = String(value); };
+  Element.prototype.getElementsByTagName = function (name) { return elementsByTagName(this, name, []); };
+  Object.defineProperty(Element.prototype, "textContent", { get: function () { return textOf(this); } });
+  Object.defineProperty(Element.prototype, "firstChild", { get: function () { return this.childNodes[0] || null; } });
+  Object.defineProperty(Element.prototype, "children", {
+    get: function () { return this.childNodes.filter(function (c) { return c.nodeType === 1; }); },
+  });
+  Element.prototype.tree = function () {
+    return { tag: this.tagName, ns: this.namespaceURI === null ? undefined : this.namespaceURI,
+             attrs: Object.assign({}, this.attributes),
+             children: this.childNodes.map(function (c) { return c.nodeType === 3 ? c.data : c.tree(); }) };
+  };
+  Element.prototype.toJSON = function () { const box = {}; box[XML_KEY] = this.tree(); return box; };
+  const XmlDocument = function (tree) {
+    this.nodeType = 9;
+    this.nodeName = "#document";
+    this.documentElement = new Element(tree, this);
+    this.childNodes = [this.documentElement];
+  };
+  XmlDocument.prototype.getElementsByTagName = function (name) { return elementsByTagName(this, name, []); };
+  Object.defineProperty(XmlDocument.prototype, "textContent", { get: function () { return null; } });
+  XmlDocument.prototype.toJSON = function () { return this.documentElement.toJSON(); };
+  const revive = function (key, value) {
+    if (value !== null && typeof value === "object" && hasOwn.call(value, XML_KEY)) return new XmlDocument(value[XML_KEY]);
+    return value;
+  };
+  const unbox = function (json) { return parse(json, revive).v; };
   // An expression is evaluated in brackets (so `{...}` is an object, not a block); a trailing
   // `;` some documents write (`new Foo();`) is not part of it.
   const trailing = /[\s;]+$/;
@@ -114,7 +172,7 @@ _PRELUDE = r"""
     },
     script: function (source) { globalEval(source); return null; },
     event: function (json) {
-      const e = parse(json);
+      const e = parse(json, revive);
       currentEvent = {
         name: e.name, type: e.type, sendid: e.sendid, origin: e.origin,
         origintype: e.origintype, invokeid: e.invokeid, data: e.data,

@@ -22,6 +22,7 @@ from statekit.scxml.content import (
     namelist_values,
     param_values,
     text_value,
+    xml_element,
 )
 from statekit.scxml.datamodel import (
     SCXML_PROCESSOR,
@@ -659,9 +660,13 @@ class Session:
                     source = inline[0]
                 else:
                     value = content_value(contents[0], datamodel)
-                    if not isinstance(value, str):
+                    document = xml_element(value)
+                    if isinstance(value, str):
+                        source = value
+                    elif document is not None and is_scxml(document, "scxml"):
+                        source = document
+                    else:
                         raise ExecutionError("invoke <content> is no SCXML document")
-                    source = value
             else:
                 raise ExecutionError("<invoke> has no src, srcexpr or content")
             finalize = next((c for c in element if is_scxml(c, "finalize")), None)
