@@ -536,6 +536,8 @@ class Gate:
         group.append(self)
         for gate in group:
             gate._group = group
+        # One listen handler per server: a client's stream hears every gate's changes.
+        self._listen = group[0]._listen
 
     @staticmethod
     def _advertise_list_changed(lowlevel: Server[Any]) -> None:
@@ -892,13 +894,19 @@ class Gate:
             tools=shown, next_cursor=next_cursor, ttl_ms=0, cache_scope="private"
         )
 
-    async def _catalog(self, ctx: Any, params: Any) -> tuple[list[types.Tool], str | None]:
-        """Every tool the server offers (gate tools, then the wrapped handler's), unfiltered by this gate."""
+    async def _catalog(
+        self, ctx: Any, params: Any, *, unfiltered: bool = False
+    ) -> tuple[list[types.Tool], str | None]:
+        """Every tool the server offers (gate tools, then the wrapped handler's), unfiltered by this gate.
+
+        `unfiltered`: the other gates wrapped inside this one let everything through too
+        (`allowed_now` applies every gate's filter itself).
+        """
         cursor = getattr(params, "cursor", None)
         tools = [] if cursor else [gate_tool.tool for gate_tool in self._tools.values()]
         next_cursor: str | None = None
         if self._inner_list is not None:
-            token = catalog_pass.set(True)
+            token = catalog_pass.set(unfiltered or catalog_pass.get())
             try:
                 inner = await self._inner_list(ctx, params)
             finally:
@@ -908,7 +916,7 @@ class Gate:
         return tools, next_cursor
 
     async def _catalog_names(self, ctx: Any) -> list[str]:
-        tools, _ = await self._catalog(ctx, None)
+        tools, _ = await self._catalog(ctx, None, unfiltered=True)
         return [tool.name for tool in tools]
 
     # ------------------------------------------------------------------ low-level tools/call
@@ -1368,7 +1376,7 @@ class Gate:
             self._sessions.popitem(last=False)
 
     def _listen_key(self, ctx: Any) -> WorkflowKey:
-        return self._keys.resolve_without_handle(ctx)
+        return _listen_identity(self._keys.resolve_without_handle(ctx))
 
     async def _notify_list_changed(self, ctx: Any, key: WorkflowKey) -> None:
         """Tell the clients of `key` that their tool list changed.
@@ -1389,7 +1397,7 @@ class Gate:
                         await session.send_tool_list_changed()
                     except Exception:  # a closed session: nothing to tell, forget it
                         sessions.pop(connection, None)
-            await self._listen.publish_tools_changed(key)
+            await self._listen.publish_tools_changed(_listen_identity(key))
         except Exception:  # a lost notification must not fail a call that already committed
             logger.exception("statekit.gate: could not send tools/list_changed")
 
@@ -1457,6 +1465,11 @@ class Gate:
         from statekit.gate.admin import GateAdmin
 
         return GateAdmin(self)
+
+
+def _listen_identity(key: WorkflowKey) -> WorkflowKey:
+    """Who a listen stream belongs to: every gate's fallback workflow is the same (keyless) client."""
+    return WorkflowKey("server", "*") if key.kind == "server" else key
 
 
 class StoreConflictLoop(Exception):
