@@ -157,7 +157,7 @@ def _resolve_builtin(
     if kind == "xstate.assign":
         return apply_assign(snapshot, event, fields["assignment"], params)
     if kind == "xstate.raise":
-        raised = _value(fields["event"], snapshot, event, params, "a raised event")
+        raised = _value(_event_object(fields["event"], "raise"), snapshot, event, params, "a raised event")
         delay = _resolve_delay(snapshot, fields.get("delay"), event, params)
         if delay is None:
             ctx.internal_queue.append(raised)
@@ -210,6 +210,14 @@ def _collect(items: tuple[Action | EnqueueBranch, ...], snapshot: Snapshot, even
             _collect(item.otherwise, snapshot, event, out)
 
 
+def _event_object(value: Any, action_name: str) -> Any:
+    """XState refuses an event given as a string when the action is resolved."""
+    if isinstance(value, str):
+        raise EngineError(f'Only event objects may be used with {action_name}; use {action_name}({{ type: "{value}" }}) '
+                          "instead")
+    return value
+
+
 def _defined(**values: Any) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
@@ -219,7 +227,7 @@ def _resolve_send(
 ) -> Snapshot:
     fields = action.fields
     args = ActionArgs(snapshot.context, event)
-    sent = _value(fields["event"], snapshot, event, params, "a sent event")
+    sent = _value(_event_object(fields["event"], "sendTo"), snapshot, event, params, "a sent event")  # sendParent too
     delay = _resolve_delay(snapshot, fields.get("delay"), event, params)
     to = "#_parent" if action.type == "xstate.sendParent" else _value(fields["to"], snapshot, event, params)
     target: Any = None

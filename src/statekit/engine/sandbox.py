@@ -116,8 +116,9 @@ _PRELUDE = """
   // The source must be one expression: compiled (not run) inside brackets, a `)` that would
   // close the parenthesis below early is a syntax error, so no statement runs at compile time.
   const compile = function (source) {
-    new FunctionConstructor("return [" + source + "\\n];");
-    return new FunctionConstructor("return (" + source + "\\n);")();
+    // Strict, as an ES module is: assigning to a `const` or an undeclared name throws.
+    new FunctionConstructor("\\"use strict\\"; return [" + source + "\\n];");
+    return new FunctionConstructor("\\"use strict\\"; return (" + source + "\\n);")();
   };
   const lookup = function (source) {
     if (source.startsWith(REF)) {
@@ -361,11 +362,11 @@ def _revive(item: dict[str, Any]) -> Any:
 
 
 def _globals_source(constants: Mapping[str, Any], unavailable: Mapping[str, str]) -> str:
-    """JavaScript that defines the module constants (deep-frozen, read-only) and the names that
+    """JavaScript that defines the module constants (read-only bindings) and the names that
     cannot be carried (reading one throws a ReferenceError naming it)."""
-    lines = ["(function () {",
-             "  const freeze = function (v) { if (v !== null && typeof v === 'object') {"
-             " Object.values(v).forEach(freeze); Object.freeze(v); } return v; };"]
+    # A `const` binding cannot be reassigned, but the object it holds can change (`LIST.push(x)`);
+    # the context lives for the whole run, as the module would, so such changes persist.
+    lines = ["(function () {"]
     for name, value in constants.items():
         if not _IDENTIFIER.match(name):
             continue
@@ -374,8 +375,8 @@ def _globals_source(constants: Mapping[str, Any], unavailable: Mapping[str, str]
         except (TypeError, ValueError):
             unavailable = {**unavailable, name: "its value is not JSON data"}
             continue
-        lines.append(f"  Object.defineProperty(globalThis, {json.dumps(name)}, {{ value: freeze(JSON.parse("
-                     f"{json.dumps(encoded)})), writable: false, configurable: false }});")
+        lines.append(f"  Object.defineProperty(globalThis, {json.dumps(name)}, {{ value: JSON.parse("
+                     f"{json.dumps(encoded)}), writable: false, configurable: false }});")
     for name, reason in unavailable.items():
         if not _IDENTIFIER.match(name) or name in constants:
             continue

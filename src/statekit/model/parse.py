@@ -391,8 +391,9 @@ def parse_action(config: Any, where: str) -> Action:
 def _check_builtin_fields(action_type: str, fields: Mapping[str, Any], where: str) -> None:
     if action_type in ("xstate.raise", "xstate.sendTo", "xstate.sendParent", "xstate.emit"):
         event = fields.get("event")
+        # A string is refused by XState when the action runs, not when the machine is made.
         if not (isinstance(event, Mapping) and isinstance(event.get("type"), str)) and not callable(event) \
-                and not is_inline(event):
+                and not is_inline(event) and not (isinstance(event, str) and action_type != "xstate.emit"):
             raise MachineDefinitionError(f"`{action_type}` needs an `event` object with a string `type`", _join(where, "event"))
     if action_type == "xstate.sendTo" and not isinstance(fields.get("to"), str):
         raise MachineDefinitionError("`xstate.sendTo` needs `to`, the id of an actor", _join(where, "to"))

@@ -97,8 +97,8 @@ function describeStep(event, snapshot, executableActions) {
   };
 }
 
-export function runSource(name, source) {
-  const { events = [], input } = readHeader(source);
+export function runSource(name, source, header = readHeader(source)) {
+  const { events = [], input } = header;
   const steps = [];
   let machine;
   let snapshot;
@@ -137,10 +137,25 @@ if (isMain) {
     process.stderr.write('run.mjs must run on the development build of XState: node --conditions=development run.mjs\n');
     process.exit(2);
   }
+  // Cases translated from XState's own tests (harvest_xstate.py): {name, source, events, input}.
+  const runCase = (testCase) => runSource(testCase.name, testCase.source,
+    { events: testCase.events ?? [], input: testCase.input });
+  const runFile = (path) => (path.endsWith('.json')
+    ? JSON.parse(readFileSync(path, 'utf8')).map(runCase)
+    : [runSource(basename(path, '.js'), readFileSync(path, 'utf8'))]);
   const casesDir = join(HERE, 'cases');
-  const paths = process.argv.length > 2
-    ? process.argv.slice(2)
-    : readdirSync(casesDir).filter((file) => file.endsWith('.js')).sort().map((file) => join(casesDir, file));
-  const results = paths.map((path) => runSource(basename(path, '.js'), readFileSync(path, 'utf8')));
+  const suiteDir = join(HERE, 'xstate');
+  let results;
+  if (process.argv[2] === '--json') {
+    results = JSON.parse(readFileSync(0, 'utf8')).map(runCase);  // candidates on stdin
+  } else {
+    const paths = process.argv.length > 2
+      ? process.argv.slice(2)
+      : [
+        ...readdirSync(casesDir).filter((file) => file.endsWith('.js')).sort().map((file) => join(casesDir, file)),
+        ...readdirSync(suiteDir).filter((file) => file.endsWith('.json')).sort().map((file) => join(suiteDir, file)),
+      ];
+    results = paths.flatMap(runFile);
+  }
   process.stdout.write(`${JSON.stringify(results)}\n`);
 }
