@@ -31,6 +31,7 @@ from statekit.analysis.matching import (
 )
 from statekit.model import MachineModel, StateNode
 from statekit.model.resolve import Resolver
+from statekit.model.write import invoke_config
 
 SEMANTIC_CHANGES_VERSION = 1
 
@@ -185,26 +186,13 @@ def state_data(node: StateNode) -> dict[str, Any]:
         "history": node.history,
         "entry": actions_data(node.entry),
         "exit": actions_data(node.exit),
-        "invoke": [_invoke_data(node, index) for index in range(len(node.invoke))],
+        "invoke": [invoke_config(invoke) for invoke in node.invoke],
         "tags": list(node.tags),
         "output": node.output if node.has_output else None,
         "description": node.description,
         "meta": node.meta,
         "extra": dict(node.extra) or None,
     }
-
-
-def _invoke_data(node: StateNode, index: int) -> dict[str, Any]:
-    invoke = node.invoke[index]
-    data: dict[str, Any] = {"src": invoke.src}
-    if invoke.id_given:
-        data["id"] = invoke.id
-    if invoke.has_input:
-        data["input"] = invoke.input
-    if invoke.system_id is not None:
-        data["systemId"] = invoke.system_id
-    data.update(invoke.extra)
-    return data
 
 
 def graph_node(node: StateNode) -> dict[str, Any]:

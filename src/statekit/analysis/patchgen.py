@@ -38,7 +38,7 @@ from statekit.analysis.patches import apply_one
 from statekit.model import MachineModel, StateNode, Transition
 from statekit.model.parse import DEFAULT_MACHINE_ID
 from statekit.model.resolve import Resolver
-from statekit.model.write import guard_to_config
+from statekit.model.write import guard_to_config, invoke_config
 
 MARK = "__statekit_patchgen__"
 
@@ -244,8 +244,8 @@ class _Generator:
         for node in self.after.root.walk():
             current = self.current(node.id)
             marks = [invoke.extra.get(MARK) for invoke in current.invoke]
-            wanted = [_invoke_config(node, index) for index in range(len(node.invoke))]
-            partners = _pair_invokes([_invoke_config(current, i) for i in range(len(current.invoke))], wanted)
+            wanted = [invoke_config(invoke, with_extra=False) for invoke in node.invoke]
+            partners = _pair_invokes([invoke_config(invoke, with_extra=False) for invoke in current.invoke], wanted)
             for index, config in enumerate(wanted):
                 current = self.current(node.id)
                 partner = partners.get(index)
@@ -256,7 +256,7 @@ class _Generator:
                     continue
                 position = self.work.invoke_index(current, str(marks[partner]))
                 assert position is not None
-                present = _invoke_config(current, position)
+                present = invoke_config(current.invoke[position], with_extra=False)
                 patch: dict[str, Any] = {"op": "updateInvoke", "stateId": current.id,
                                          "invokeId": current.invoke[position].id}
                 for name in ("src", "id", "input", "systemId"):
@@ -506,18 +506,6 @@ def _data_changes(present: Transition, wanted: Transition) -> dict[str, Any]:
     if canonical_json(present.meta) != canonical_json(wanted.meta):
         changes["meta"] = wanted.meta
     return changes
-
-
-def _invoke_config(node: StateNode, index: int) -> dict[str, Any]:
-    invoke = node.invoke[index]
-    config: dict[str, Any] = {"src": invoke.src}
-    if invoke.id_given:
-        config["id"] = invoke.id
-    if invoke.has_input:
-        config["input"] = invoke.input
-    if invoke.system_id is not None:
-        config["systemId"] = invoke.system_id
-    return config
 
 
 def _pair_invokes(present: list[dict[str, Any]], wanted: list[dict[str, Any]]) -> dict[int, int]:

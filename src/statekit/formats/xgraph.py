@@ -31,7 +31,7 @@ from statekit.formats.documents import load_text
 from statekit.model import MachineModel, StateNode, Transition, parse_machine
 from statekit.model.parse import DEFAULT_MACHINE_ID
 from statekit.model.resolve import Resolver
-from statekit.model.write import action_to_config, guard_to_config
+from statekit.model.write import action_to_config, guard_to_config, invoke_config
 
 SCHEMA_VERSION = "statekit-xgraph@1"
 _TRANSITION_FIELDS = ("on", "always", "after", "onDone")
@@ -113,7 +113,7 @@ def _node(node: StateNode, graph_ids: dict[tuple[str, ...], str]) -> dict[str, A
         data["target"] = list(node.target)
     data["entry"] = [action_to_config(a) for a in node.entry]
     data["exit"] = [action_to_config(a) for a in node.exit]
-    data["invoke"] = [_invoke(i) for i in node.invoke]
+    data["invoke"] = [invoke_config(i) for i in node.invoke]
     data["tags"] = list(node.tags)
     if node.meta is not None:
         data["meta"] = node.meta
@@ -131,18 +131,6 @@ def _node(node: StateNode, graph_ids: dict[tuple[str, ...], str]) -> dict[str, A
         "label": node.description or node.key,
         "data": data,
     }
-
-
-def _invoke(invoke: Any) -> dict[str, Any]:
-    item: dict[str, Any] = {"src": invoke.src}
-    if invoke.id_given:
-        item["id"] = invoke.id
-    if invoke.has_input:
-        item["input"] = invoke.input
-    if invoke.system_id is not None:
-        item["systemId"] = invoke.system_id
-    item.update(invoke.extra)
-    return item
 
 
 def _resolved_targets(resolver: Resolver, source: StateNode, transition: Transition) -> list[StateNode]:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from statekit.model.core import Action, EnqueueBranch, Guard, MachineModel, StateNode, Transition
+from statekit.model.core import (
+    Action,
+    EnqueueBranch,
+    Guard,
+    Invoke,
+    MachineModel,
+    StateNode,
+    Transition,
+)
 from statekit.model.parse import DEFAULT_MACHINE_ID
 
 
@@ -17,6 +25,22 @@ def machine_to_config(model: MachineModel) -> dict[str, Any]:
         config["context"] = model.context
     config.update(_state_to_config(model.root))
     config.update(model.extra)
+    return config
+
+
+def invoke_config(invoke: Invoke, *, with_extra: bool = True) -> dict[str, Any]:
+    """An invoke's own config: `src`, then `id`, `input` and `systemId` where given, then (with
+    `with_extra`) the keys the model keeps as written. Its transitions (`onDone`, ...) belong to
+    the state node and are not included."""
+    config: dict[str, Any] = {"src": invoke.src}
+    if invoke.id_given:
+        config["id"] = invoke.id
+    if invoke.has_input:
+        config["input"] = invoke.input
+    if invoke.system_id is not None:
+        config["systemId"] = invoke.system_id
+    if with_extra:
+        config.update(invoke.extra)
     return config
 
 
@@ -47,13 +71,7 @@ def _state_to_config(node: StateNode) -> dict[str, Any]:
     if node.invoke:
         invokes = []
         for index, invoke in enumerate(node.invoke):
-            item: dict[str, Any] = {"src": invoke.src}
-            if invoke.id_given:
-                item["id"] = invoke.id
-            if invoke.has_input:
-                item["input"] = invoke.input
-            if invoke.system_id is not None:
-                item["systemId"] = invoke.system_id
+            item = invoke_config(invoke, with_extra=False)  # the written keys follow the transitions
             for kind, key in (("invoke.onDone", "onDone"), ("invoke.onError", "onError"), ("invoke.onSnapshot", "onSnapshot")):
                 group = [t for t in node.transitions if t.kind == kind and t.invoke_index == index]
                 if group:
