@@ -27,7 +27,7 @@ from typing import Any
 
 from statekit.errors import ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
-from statekit.formats.mermaid import (
+from statekit.formats.diagram import (
     MAX_DEPTH,
     MAX_TEXT,
     REdge,
