@@ -154,7 +154,9 @@ class _Reader:
             transition.targets = [self._lookup(t, transition.source) for t in transition.target_ids]
         scripts = children(root, "script")
         return Document(root=scxml, element=root, name=root.get("name"),
-                        datamodel=root.get("datamodel", "null"), binding=binding,  # type: ignore[arg-type]
+                        # SCXML leaves the default datamodel to the platform; statekit's (as SCION's)
+                        # is ECMAScript, so a document that omits the attribute still has its data.
+                        datamodel=root.get("datamodel", "ecmascript"), binding=binding,  # type: ignore[arg-type]
                         states=self.states, ordered=self.ordered, scripts=scripts)
 
     def _lookup(self, target: str, where: State) -> State:

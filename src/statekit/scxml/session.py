@@ -477,18 +477,21 @@ class Session:
         return self.doc.root
 
     # -- executable content -------------------------------------------------------------------
-    def raise_error(self, name: str, message: str, sendid: str | None = None) -> None:
-        self.internal.append(Event(name, "platform", sendid=sendid, data={"message": message}))
+    def raise_error(self, name: str, message: str, sendid: str | None = None, tagname: str | None = None) -> None:
+        data = {"message": message} if tagname is None else {"message": message, "tagname": tagname}
+        self.internal.append(Event(name, "platform", sendid=sendid, data=data))
         self.raised.append(name)
         self.errors.append(f"{name}: {message}")
 
     def execute_block(self, elements: list[ET.Element]) -> None:
         """Run one block; the first element that fails ends it with error.execution (SCXML 4.9)."""
+        element: ET.Element | None = None
         try:
             for element in elements:
                 self.execute(element)
         except ExecutionError as error:
-            self.raise_error("error.execution", str(error), error.sendid)
+            tagname = local(element.tag) if element is not None else None
+            self.raise_error("error.execution", str(error), error.sendid, tagname)
 
     def execute(self, element: ET.Element) -> None:
         if not isinstance(element.tag, str):
