@@ -43,3 +43,12 @@ __all__ = [
     "setup",
     "transition",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """`statekit.tools` on first use: the tool registry imports the formats, kept off `import statekit`."""
+    if name == "tools":
+        import importlib
+
+        return importlib.import_module("statekit.tools")
+    raise AttributeError(f"module 'statekit' has no attribute {name!r}")

@@ -159,8 +159,10 @@ def _add_tool_commands(sub: Any) -> None:
     from statekit.render.cli import add_render_command
     from statekit.tools.change_tools import add_change_commands
     from statekit.tools.path_tools import add_paths_command
+    from statekit.tools.property_tools import add_check_command
 
     add_paths_command(sub)
+    add_check_command(sub)
     add_change_commands(sub)
     add_render_command(sub)
 
