@@ -15,7 +15,7 @@ from statekit.engine.evaluation import Scope
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.machine import _HISTORY_DEPENDENT, _UNKNOWN, Machine, Node, RuntimeTransition
 from statekit.engine.plan import MAX_PLANS, build_plan, plan_key
-from statekit.engine.snapshot import Snapshot, value_after
+from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError
 from statekit.model.core import Action
 
@@ -143,6 +143,25 @@ def transition_node(node: Node, value: Any, snapshot: Snapshot, event: Event,
     return collected or node_next(node, snapshot, event, probe)
 
 
+def _lone_handler(snapshot: Snapshot, event_type: str) -> tuple[Node, ...] | None:
+    """The active node with a transition declared for `event_type`, if it is the only one (or
+    none); None if there are more (or wildcards, or an improper configuration).
+
+    With a single such node, `transitionNode`'s walk meets candidates there only, so it selects
+    that node's first enabled candidate whatever the order of the walk; with a proper
+    configuration the walk visits every active node.
+    """
+    if snapshot.machine.root.wildcard_below or not snapshot.is_proper():
+        return None
+    found: tuple[Node, ...] = ()
+    for node in snapshot.nodes:
+        if event_type in node.transitions:
+            if found:
+                return None
+            found = (node,)
+    return found
+
+
 def select_transitions(snapshot: Snapshot, event: Event) -> list[RuntimeTransition]:
     """`selectTransitions` / `machine.getTransitionData` (cached when no guard was consulted)."""
     machine = snapshot.machine
@@ -151,7 +170,11 @@ def select_transitions(snapshot: Snapshot, event: Event) -> list[RuntimeTransiti
     if cached is not None:
         return cached
     probe = [False]
-    result = transition_node(machine.root, snapshot.value, snapshot, event, probe) or []
+    handler = _lone_handler(snapshot, key[1])
+    if handler is None:
+        result = transition_node(machine.root, snapshot.value, snapshot, event, probe) or []
+    else:
+        result = (node_next(handler[0], snapshot, event, probe) or []) if handler else []
     if not probe[0]:
         if len(machine.selections) >= MAX_PLANS:
             machine.selections.clear()
@@ -523,9 +546,8 @@ def microstep(
     if plan.history_updates is None and plan.same_nodes:
         return next_snapshot
     result = next_snapshot.clone(nodes=next_nodes, history=history)
-    previous_value = snapshot.known_value()
-    if plan.value_root is not None and previous_value is not None and next_nodes is plan.next_nodes:
-        result.known_value_is(value_after(previous_value, plan.value_root, next_nodes))
+    if plan.value_root is not None and next_nodes is plan.next_nodes:
+        result.derive(snapshot, plan.value_root, plan.part_is_proper)
     return result
 
 

@@ -60,6 +60,8 @@ class MicrostepPlan:
     #: transition's domain, not re-entered): the next state value is the previous one with
     #: only this node's part read anew (`snapshot.value_after`). None: read it all.
     value_root: Node | None = None
+    #: Whether what is active below `value_root` afterwards is a proper configuration.
+    part_is_proper: bool = False
 
 
 def plan_key(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], history: HistoryValue | None,
@@ -190,6 +192,21 @@ class EntryTemplate:
     """What one transition taken alone enters, in entry order (see `entry_template`)."""
 
     entries: tuple[EntryStep, ...]
+    #: Whether the entered states make a proper configuration below the transition's domain
+    #: (one child per compound state, every region of a parallel one).
+    proper_below_domain: bool
+
+
+def _proper_below(domain: Node | None, entered: set[Node]) -> bool:
+    if domain is None or any(node is not domain and node not in domain.descendants for node in entered):
+        return False
+    for node in (domain, *entered):
+        children = [child for child in entered if child.parent is node]
+        if node.type == "compound" and len(children) != 1:
+            return False
+        if node.type == "parallel" and len(children) != len(node.regions):
+            return False
+    return True
 
 
 class _WatchedHistory(dict[str, tuple[Node, ...]]):
@@ -223,8 +240,13 @@ def entry_template(transition: RuntimeTransition) -> EntryTemplate | None:
     compute_entry_set([transition], watched, for_default_entry, to_enter)
     template: EntryTemplate | None = None
     if not watched.consulted and all(node.type != "final" for node in to_enter):
+        from statekit.engine.algorithm import transition_domain
+
         ordered = sorted(to_enter, key=lambda n: n.order)
-        template = EntryTemplate(tuple(_entry_step(node, node in for_default_entry, {}, set()) for node in ordered))
+        template = EntryTemplate(
+            tuple(_entry_step(node, node in for_default_entry, {}, set()) for node in ordered),
+            _proper_below(transition_domain(transition, watched), set(to_enter)),
+        )
     transition.entry_template = template
     return template
 
@@ -253,7 +275,7 @@ def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, 
             if transition.reenter and transition.source is domain:
                 to_exit.insert(0, domain)
             elif domain.type in ("compound", "parallel"):
-                value_root = domain
+                value_root = domain  # it stays active
         exits, updates = _exit_steps([transition], active, history, to_exit)
     for entry in template.entries:
         active[entry.node] = None
@@ -266,4 +288,5 @@ def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, 
         next_nodes=tuple(active),
         same_nodes=_same_nodes(nodes, active),
         value_root=value_root,
+        part_is_proper=template.proper_below_domain,
     )

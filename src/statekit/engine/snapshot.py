@@ -42,7 +42,7 @@ class Snapshot:
     algorithm depends on; the state value is computed from it on first use.
     """
 
-    __slots__ = ("_complete", "_node_set", "_tags", "_value", "children", "context", "error", "history", "machine",
+    __slots__ = ("_derived_from", "_node_set", "_proper", "_tags", "_value", "children", "context", "error", "history", "machine",
                  "nodes", "output", "status")
 
     def __init__(
@@ -65,8 +65,11 @@ class Snapshot:
         self.children: Mapping[str, ChildRef | None] = children if children is not None else {}
         self.history: Mapping[str, tuple[Node, ...]] = history if history is not None else {}
         self._value: StateValue | None = None
-        #: Whether `nodes` is known to be a complete set (what `value_after` builds on).
-        self._complete = False
+        #: Whether `nodes` is a proper configuration (see `is_proper`); None: not known yet.
+        self._proper: bool | None = None
+        #: `(previous value, changed node)` when this snapshot's value is the previous one with
+        #: only the changed node's part read anew (`value_after`), computed on first use.
+        self._derived_from: tuple[StateValue, Node] | None = None
         self._tags: frozenset[str] | None = None
         self._node_set: frozenset[Node] | None = None
 
@@ -83,19 +86,28 @@ class Snapshot:
         copy.history = changes.get("history", self.history)
         same_nodes = copy.nodes is self.nodes
         copy._value = self._value if same_nodes else None
-        copy._complete = self._complete if same_nodes else False
+        copy._proper = self._proper if same_nodes else None
+        copy._derived_from = self._derived_from if same_nodes else None
         copy._tags = self._tags if same_nodes else None
         copy._node_set = self._node_set if same_nodes else None
         return copy
 
-    def known_value(self) -> StateValue | None:
-        """The state value if it was computed already from a complete node set, else None."""
-        return self._value if self._complete else None
+    def is_proper(self) -> bool:
+        """Whether the node set is a proper configuration: complete (every node's parent, every
+        region of an active parallel state) with exactly one active child per compound state.
+        XState's own quirks can leave a configuration short or doubled; then what depends on
+        this reads the state value the long way, as XState does."""
+        if self._proper is None:
+            self._proper = _adjacency(self.nodes, check=True) is not None
+        return self._proper
 
-    def known_value_is(self, value: StateValue | None) -> None:
-        """Set the value of this complete node set, computed elsewhere (None: not known yet)."""
-        self._value = value
-        self._complete = value is not None
+    def derive(self, previous: Snapshot, changed: Node, part_is_proper: bool) -> None:
+        """Note that only the part below `changed` (which stayed active) differs from `previous`."""
+        if not previous.is_proper():
+            return
+        self._proper = part_is_proper
+        if part_is_proper and previous._value is not None:
+            self._derived_from = (previous._value, changed)
 
     @property
     def node_set(self) -> frozenset[Node]:
@@ -108,6 +120,11 @@ class Snapshot:
         """The state value: a string for one atomic child, else a nested dict."""
         if self._value is None:
             # The value depends only on the node list, so the machine caches it per list.
+            derived = self._derived_from
+            if derived is not None:
+                self._derived_from = None
+                self._value = value_after(derived[0], derived[1], self.nodes)
+                return self._value
             cache = self.machine.values
             known = cache.get(self.nodes)
             if known is None:
@@ -115,7 +132,8 @@ class Snapshot:
                 if len(cache) >= 8192:
                     cache.clear()
                 cache[self.nodes] = known
-            self._value, self._complete = known
+            self._value, proper = known
+            self._proper = proper
         return self._value
 
     @property
@@ -184,66 +202,52 @@ def state_value_of(machine: Machine, nodes: tuple[Node, ...]) -> tuple[StateValu
     first), as XState's object would list them. The node list of a snapshot is complete
     (every active node's parent, an active child of every compound state, every region of a
     parallel one), except a set given from outside (a restored value), which is completed
-    first with `getAllStateNodes`. Also says whether `nodes` was complete.
+    first with `getAllStateNodes` (which changes nothing in a complete one). Also says
+    whether `nodes` is a proper configuration (`Snapshot.is_proper`).
     """
     from statekit.engine.algorithm import all_state_nodes
 
     adjacency = _adjacency(nodes, check=True)
-    complete = adjacency is not None
+    proper = adjacency is not None
     if adjacency is None:
         adjacency = _adjacency(all_state_nodes(nodes), check=False)
         assert adjacency is not None
     root = machine.root
     if root not in adjacency:
-        return {}, complete
-    return _value_from_adjacency(root, adjacency), complete
+        return {}, proper
+    return _value_from_adjacency(root, adjacency), proper
 
 
-def value_after(previous: StateValue, changed: Node, nodes: tuple[Node, ...]) -> StateValue | None:
-    """The state value of `nodes` when only the part below `changed` differs from `previous`.
+def value_after(previous: StateValue, changed: Node, nodes: tuple[Node, ...]) -> StateValue:
+    """The state value of the proper configuration `nodes` whose part below `changed` alone
+    differs from the one whose value is `previous`.
 
     `changed` stayed active and so kept its place in the node list, so every object above it
     lists its keys as before; only `changed`'s own part is read anew, from its active
-    descendants in `nodes` order. None when that does not hold (then read the whole value).
+    descendants in `nodes` order.
     """
-    if changed.parent is None:
-        return None
     below = changed.descendants
     part = (changed, *(node for node in nodes if node in below))
     adjacency: dict[Node, list[Node]] = {node: [] for node in part}
     for node in part[1:]:
-        siblings = adjacency.get(node.parent)  # type: ignore[arg-type]
-        if siblings is None:
-            return None
-        siblings.append(node)
-    for node, children in adjacency.items():
-        if (node.type == "compound" and not children) or (node.type == "parallel" and len(children) < len(node.regions)):
-            return None
+        adjacency[node.parent].append(node)  # type: ignore[index]
+    value = _value_from_adjacency(changed, adjacency)
+    if changed.parent is None:
+        return value
     path = [ancestor.key for ancestor in reversed(changed.ancestors[:-1])]
-    return _replaced(previous, path, changed.key, _value_from_adjacency(changed, adjacency))
+    return _replaced(previous, path, changed.key, value)
 
 
-def _replaced(value: StateValue, path: list[str], key: str, part: StateValue) -> StateValue | None:
-    if type(value) is not dict:
-        return None
+def _replaced(value: StateValue, path: list[str], key: str, part: StateValue) -> StateValue:
+    """`value` with the object at `path` holding `part` under `key` (copies along the path)."""
+    assert isinstance(value, dict)
     copy = dict(value)
-    if path:
-        inner = value.get(path[0])
-        if inner is None:
-            return None
-        replaced = _replaced(inner, path[1:], key, part)
-        if replaced is None:
-            return None
-        copy[path[0]] = replaced
-    elif key in copy:
-        copy[key] = part
-    else:
-        return None
+    copy[path[0] if path else key] = _replaced(value[path[0]], path[1:], key, part) if path else part
     return copy
 
 
 def _adjacency(nodes: tuple[Node, ...], *, check: bool) -> dict[Node, list[Node]] | None:
-    """The active children of each active node; with `check`, None if `nodes` is not complete.
+    """The active children of each active node; with `check`, None if `nodes` is not proper.
 
     (A set `getAllStateNodes` completed is read as it is, even where a corrupted
     configuration leaves it short, as XState reads it.)
@@ -263,7 +267,7 @@ def _adjacency(nodes: tuple[Node, ...], *, check: bool) -> dict[Node, list[Node]
     for node, children in adjacency.items():
         kind = node.type
         if kind == "compound":
-            if not children:
+            if len(children) != 1:
                 return None
         elif kind == "parallel" and len(children) < len(node.regions):
             return None
