@@ -537,7 +537,11 @@ class Gate:
         for gate in group:
             gate._group = group
         # One listen handler per server: a client's stream hears every gate's changes.
-        self._listen = group[0]._listen
+        shared = group[0]._listen
+        if shared is not self._listen:
+            shared.adopt_relay(self._listen)
+        self._listen = shared
+        self._listen.resolve = lambda ctx: _group_listen_key(group, ctx)
 
     @staticmethod
     def _advertise_list_changed(lowlevel: Server[Any]) -> None:
@@ -1453,6 +1457,27 @@ class Gate:
                 logger.exception("statekit.gate: timer sweep failed")
             await anyio.sleep(interval)
 
+    def sweeping(self, app: Any, *, interval: float = 1.0) -> Any:
+        """Wrap an ASGI app so the gate's timer sweeper runs for the app's lifetime.
+
+        `uvicorn.run(gate.sweeping(server.streamable_http_app()))`: the sweeper starts at
+        ASGI lifespan startup (in every worker process; each firing is a compare-and-set,
+        so several sweepers never fire a timer twice) and stops at shutdown.
+        """
+
+        async def with_sweeper(scope: Any, receive: Any, send: Any) -> None:
+            if scope.get("type") != "lifespan":
+                await app(scope, receive, send)
+                return
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self.run_timers, interval)
+                try:
+                    await app(scope, receive, send)
+                finally:
+                    tasks.cancel_scope.cancel()
+
+        return with_sweeper
+
     # ------------------------------------------------------------------ introspection
 
     def bindings(self) -> Sequence[Binding]:
@@ -1465,6 +1490,23 @@ class Gate:
         from statekit.gate.admin import GateAdmin
 
         return GateAdmin(self)
+
+
+def _group_listen_key(group: Sequence[Gate], ctx: Any) -> WorkflowKey:
+    """The listen identity of a request: the first session-mode gate that can key it."""
+    problem = "no gate on this server keys workflows by session"
+    for gate in group:
+        if gate.mode != "session":
+            continue
+        try:
+            return gate._listen_key(ctx)
+        except NoWorkflowKey as error:
+            problem = str(error)
+    raise MCPError(
+        LIST_REFUSED_RPC_CODE,
+        f"{NO_WORKFLOW_KEY}: {problem}",
+        {"code": NO_WORKFLOW_KEY, "retryable": False},
+    )
 
 
 def _listen_identity(key: WorkflowKey) -> WorkflowKey:

@@ -80,13 +80,23 @@ class KeyedListenHandler:
         relay: ListChangedRelay | None = None,
         max_subscriptions: int = 1024,
     ) -> None:
-        self._resolve = resolve
+        self.resolve = resolve
         self.upstream = upstream
         self._relay = relay
         self._relay_task: asyncio.Task[None] | None = None
         self._relay_ready: asyncio.Event | None = None
         self._max_subscriptions = max_subscriptions
         self._by_key: dict[str, _KeyStreams] = {}
+
+    def adopt_relay(self, other: KeyedListenHandler) -> None:
+        """Take `other`'s relay when this handler has none (two gates sharing one listen handler)."""
+        if self._relay is None:
+            self._relay = other._relay
+        elif other._relay is not None and other._relay is not self._relay:
+            logger.warning(
+                "statekit.gate: two gates on one server have different list-changed relays; "
+                "the first one's carries both"
+            )
 
     async def _relay_running(self) -> None:
         """Start listening to the relay while this process has streams; return once subscribed."""
@@ -123,7 +133,7 @@ class KeyedListenHandler:
         self, ctx: Any, params: SubscriptionsListenRequestParams
     ) -> SubscriptionsListenResult:
         """Serve one listen stream on the bus of the caller's workflow key."""
-        key = self._resolve(ctx).store_key
+        key = self.resolve(ctx).store_key
         await self._relay_running()
         entry = self._by_key.get(key)
         if entry is None:
