@@ -163,3 +163,18 @@ async def test_a_handle_started_on_one_server_works_on_another_sharing_sqlite(tm
         structured(await second.call_tool("stop_machine", {"machineHandle": handle}))
         gone = await first.call_tool("get_machine_snapshot", {"machineHandle": handle})
         assert gone.is_error and "not_found" in json.dumps([c.model_dump() for c in gone.content])
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_handle_started_on_one_server_works_on_another_sharing_redis(redis_url: str, mode: str) -> None:
+    async with server(redis_url, mode) as first, server(redis_url, mode) as second:
+        handle = structured(await first.call_tool("start_machine", {"machine": CHECKOUT,
+                                                                    "guards": {"hasItems": True}}))["machineHandle"]
+        structured(await second.call_tool("send_events", {"machineHandle": handle, "events": ["ADD", "CHECKOUT"]}))
+        expired = structured(await first.call_tool("send_events", {"machineHandle": handle, "events": [],
+                                                                   "advanceMs": 900000}))
+        assert [step["value"] for step in expired["steps"]] == ["cart"]
+        seen = structured(await second.call_tool("get_machine_snapshot", {"machineHandle": handle}))
+        assert seen["snapshot"]["value"] == "cart" and seen["clockMs"] == 900000
+        structured(await first.call_tool("stop_machine", {"machineHandle": handle}))
+        assert (await second.call_tool("send_events", {"machineHandle": handle, "events": ["ADD"]})).is_error

@@ -1,4 +1,4 @@
-"""Fixtures for the gate tests: a real Redis server on 127.0.0.1 and a free port finder."""
+"""Fixtures every test folder may use: a real Redis server on 127.0.0.1 for the session."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
-from gate_helpers import free_port, wait_for_port
+
+from local_services import free_port, wait_for_port
 
 
 @pytest.fixture(scope="session")
