@@ -159,6 +159,8 @@ def merge_rounds(previous: dict[str, Any] | None, new: dict[str, Any]) -> dict[s
     """Keep the best round of a peer, per clock; any failed round fails the peer."""
     if previous is None:
         return new
+    if "skipped" in previous or "skipped" in new:
+        return previous if "skipped" in previous else new
     if "error" in previous:
         return previous
     if "error" in new:
@@ -211,6 +213,9 @@ def machine_table(title: str, results: dict[str, dict[str, Any]], keys: list[str
     for key in ordered:
         result = results[key]
         rate, cpu_rate = _rate(results, key), _rate(results, key, "CPU")
+        if "skipped" in result:
+            lines.append(f"| {_label(key, result)} | not run: {result['skipped']} | | | | |")
+            continue
         if rate is None or cpu_rate is None:
             error = result.get("error", "no result")
             lines.append(f"| {_label(key, result)} | FAILED: {error} | | | | |")
@@ -261,6 +266,19 @@ def goal_lines(all_results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
                     f"- {machine}: {statekit_key} ÷ fastest Python peer ({names}) = "
                     f"{_goal(versus_python, 2)}"
                 )
+        js, python = _rate(results, "statekit-js-guards"), _rate(results, "statekit-transition")
+        if js and python:
+            slowdowns = {
+                clock: (_rate(results, "statekit-transition", clock) or 0.0)
+                / (_rate(results, "statekit-js-guards", clock) or 1.0)
+                for clock in CLOCKS
+            }
+            measured = ", ".join(f"{ratio:.2f}x {clock}" for clock, ratio in slowdowns.items())
+            verdicts = "/".join("met" if r <= 2 else "NOT met" for r in slowdowns.values())
+            lines.append(
+                f"- {machine}: inline-JS guards cost (statekit transition() with Python guards ÷ "
+                f"with JS guards) = {measured} (goal ≤ 2x: {verdicts})"
+            )
     return [*lines, ""] if len(lines) > 2 else []
 
 
@@ -364,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
                 previous = all_results[machine].get(peer.key)
                 all_results[machine][peer.key] = merge_rounds(previous, result)
                 rate = result.get("events_per_second")
-                print(f"{rate:>14,.0f} ev/s" if rate else result.get("error"), file=sys.stderr)
+                outcome = result.get("error") or f"not run: {result.get('skipped')}"
+                print(f"{rate:>14,.0f} ev/s" if rate else outcome, file=sys.stderr)
 
     elapsed = time.perf_counter() - started
     command = " ".join(["python", "bench/engine.py", *(argv if argv is not None else sys.argv[1:])])

@@ -77,6 +77,16 @@ class Peer(Protocol):
 PeerFactory = Callable[[dict[str, Any]], Peer]
 
 
+class NotPorted(Exception):
+    """The machine has not been written for this peer: reported, neither timed nor failed."""
+
+
+def require_ported(spec: dict[str, Any], ported: Sequence[str]) -> None:
+    """Refuse a machine this peer's module has no port of (the peer may well express it)."""
+    if spec["name"] not in ported:
+        raise NotPorted(f"not ported to this library (ported: {', '.join(ported)})")
+
+
 def leaves_of_value(value: Any, prefix: str = "") -> list[str]:
     """Flatten an XState state value ('a', {'p': {'q': 'r'}, ...}) into sorted leaf paths."""
     if isinstance(value, str):
@@ -207,6 +217,8 @@ def main(factory: PeerFactory, argv: Sequence[str] | None = None) -> None:
     try:
         peer = factory(spec)
         result = measure(peer, spec, args.events, args.seconds, args.repeats)
+    except NotPorted as reason:
+        result = {"skipped": str(reason)}
     except Exception as error:  # report any failure of the peer as data, not a traceback
         result = {"error": f"{type(error).__name__}: {error}"}
     result["machine"] = spec["name"]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from typing import Any
 
-from harness import main
+from harness import main, require_ported
 from statemachine import HistoryState, State, StateChart
 
 
@@ -85,11 +85,16 @@ class StateChartInstance:
         return paths
 
 
+#: The benchmark machines written for this library (the others are reported as not ported).
+PORTED = ("flat", "player")
+
+
 class PythonStatemachinePeer:
     label = "python-statemachine StateChart"
     version = version("python-statemachine")
 
     def __init__(self, spec: dict[str, Any]) -> None:
+        require_ported(spec, PORTED)
         self.chart_class = {"flat": Flat, "player": Player}[spec["name"]]
 
     def encode(self, event_type: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from typing import Any
 
-from harness import main
+from harness import main, require_ported
 from sismic.interpreter import Interpreter
 from sismic.io import import_from_yaml
 from sismic.model import Statechart
@@ -100,11 +100,16 @@ class SismicInstance:
         return paths
 
 
+#: The benchmark machines written for this library (the others are reported as not ported).
+PORTED = ("flat", "player")
+
+
 class SismicPeer:
     label = "sismic Interpreter"
     version = version("sismic")
 
     def __init__(self, spec: dict[str, Any]) -> None:
+        require_ported(spec, PORTED)
         self.statechart = import_from_yaml({"flat": FLAT, "player": PLAYER}[spec["name"]])
 
     def encode(self, event_type: str) -> str:

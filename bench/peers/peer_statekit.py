@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from typing import Any
 
-from harness import ADVANCE, event_object, leaves_of_value, main
+from harness import ADVANCE, NotPorted, event_object, leaves_of_value, main
 from implementations import IMPLEMENTATIONS
 
 import statekit
@@ -130,7 +130,7 @@ class StatekitPeer:
 
     def __init__(self, spec: dict[str, Any], api: str, guards: str) -> None:
         if guards == "js" and not spec.get("implementations", {}).get("guards"):
-            raise ValueError("this machine has no guards to run as JavaScript")
+            raise NotPorted("this machine has no guards to run as JavaScript")
         self.config = spec["config"]
         self.implementations = implementations(spec, guards)
         self.cold = bool(spec.get("cold"))

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from typing import Any
 
-from harness import main
+from harness import main, require_ported
 from transitions import Machine
 from transitions.extensions.nesting import HierarchicalMachine
 
@@ -110,10 +110,15 @@ class TransitionsInstance:
         return [name.replace(SEPARATOR, ".") for name in states]
 
 
+#: The benchmark machines written for this library (the others are reported as not ported).
+PORTED = ("flat", "player")
+
+
 class TransitionsPeer:
     version = version("transitions")
 
     def __init__(self, spec: dict[str, Any]) -> None:
+        require_ported(spec, PORTED)
         self.name = spec["name"]
         self.label = (
             "transitions Machine" if self.name == "flat" else "transitions HierarchicalMachine"
