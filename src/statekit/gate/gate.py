@@ -343,6 +343,7 @@ class Gate:
         #: Set while the bindings do not match what the server lists; every gated call is refused.
         self._config_problem: str | None = None
         self._bindings_checked = False
+        self._warned_no_key = False
         #: The other gates on the same server (composition: each filters the others' names).
         self._group: list[Gate] = [self]
         #: Legacy sessions seen per store key (bounded, most recent first out last), so a
@@ -854,7 +855,10 @@ class Gate:
         try:
             key = self._keys.resolve_without_handle(ctx)
         except NoWorkflowKey as error:
-            logger.warning("statekit.gate: listing only ungated tools: %s", error)
+            # Once per gate at warning level: a misconfigured HTTP server would flood the log.
+            level = logging.DEBUG if self._warned_no_key else logging.WARNING
+            self._warned_no_key = True
+            logger.log(level, "statekit.gate: listing only ungated tools: %s", error)
             return [tool for tool in tools if not self._is_state_bound(view.name(tool))]
         self._remember_session(ctx, key)
         try:
