@@ -9,16 +9,35 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
 StateType = Literal["atomic", "compound", "parallel", "final", "history"]
 TransitionKind = Literal["on", "always", "after", "onDone", "invoke.onDone", "invoke.onError", "invoke.onSnapshot"]
 
+# XState's own names, all in one place. Code elsewhere may spell them as string literals (they
+# are XState's wire names, read in configs and events); tests/model/test_builtin_names.py checks
+# that every "xstate.*" literal in src/ is one of these.
+
 #: The built-in guard types that combine or inspect other guards and states.
-BUILTIN_GUARDS = frozenset({"xstate.and", "xstate.or", "xstate.not", "xstate.stateIn"})
+BuiltinGuardType = Literal["xstate.and", "xstate.or", "xstate.not", "xstate.stateIn"]
+#: The built-in action types (`assign`, `raise`, `sendTo`, ... as action objects).
+BuiltinActionType = Literal[
+    "xstate.assign", "xstate.raise", "xstate.sendTo", "xstate.sendParent", "xstate.emit", "xstate.log",
+    "xstate.cancel", "xstate.spawnChild", "xstate.stopChild", "xstate.enqueueActions",
+]
+#: Event types XState sends itself, whole or as the prefix of the full type.
+BuiltinEventType = Literal[
+    "xstate.init", "xstate.stop", "xstate.after.", "xstate.done.state.", "xstate.done.actor.",
+    "xstate.done.actor", "xstate.error.actor.", "xstate.error.actor", "xstate.snapshot.", "xstate.snapshot",
+]
+#: What every built-in name starts with; `xstate.invoke.` begins the ids XState gives inline actors.
+XSTATE_PREFIX: Final = "xstate."
+INLINE_ACTOR_PREFIX: Final = "xstate.invoke."
+
+BUILTIN_GUARDS: frozenset[str] = frozenset(get_args(BuiltinGuardType))
 
 #: The built-in action types, with the fields each one takes besides `type`.
-BUILTIN_ACTIONS: Mapping[str, frozenset[str]] = {
+BUILTIN_ACTIONS: Mapping[BuiltinActionType, frozenset[str]] = {
     "xstate.assign": frozenset({"assignment"}),
     "xstate.raise": frozenset({"event", "delay", "id"}),
     "xstate.sendTo": frozenset({"to", "event", "delay", "id"}),
