@@ -9,6 +9,7 @@ from typing import Any
 
 from statekit.hosted.embedded import EmbeddedRegistry
 from statekit.hosted.http_provider import DEFAULT_TIMEOUT_MS, HttpResourceProvider
+from statekit.hosted.provider import DEFAULT_CLIENT_ID
 
 
 def default_registry_path() -> Path:
@@ -35,7 +36,7 @@ def stately_credential() -> str | None:
     return None
 
 
-def provider_from_environment(client_id: str = "statekit/embedded") -> Any:
+def provider_from_environment(client_id: str = DEFAULT_CLIENT_ID) -> Any:
     """The provider the hosted tools use.
 
     `STATEKIT_PROVIDER=none` disables them; `STATELY_API_BASE_URL` (or `STATEKIT_PROVIDER=http`)

@@ -11,7 +11,7 @@ from typing import Any
 from statekit.errors import ToolError
 from statekit.hosted.credentials import current_caller_credential
 from statekit.hosted.errors import upstream_error
-from statekit.hosted.provider import JSONObject, check_id
+from statekit.hosted.provider import DEFAULT_CLIENT_ID, JSONObject, check_id
 
 DEFAULT_TIMEOUT_MS = 10_000
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
@@ -27,7 +27,7 @@ class HttpResourceProvider:
     """
 
     def __init__(self, base_url: str, credential: str | None, *, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 client_id: str = "statekit/embedded", forward_caller_credential: bool = False) -> None:
+                 client_id: str = DEFAULT_CLIENT_ID, forward_caller_credential: bool = False) -> None:
         parsed = urllib.parse.urlsplit(base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise ValueError(f"the resource API base URL must be http(s)://host/...: {base_url!r}")

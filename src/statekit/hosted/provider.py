@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from statekit.errors import ToolError
 
 JSONObject = dict[str, Any]
 
 #: Project and machine ids: opaque, but never able to change a URL path or query.
+#: How statekit names itself to a resource API (a label; it carries no user or machine content).
+DEFAULT_CLIENT_ID: Final = "statekit/embedded"
+
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:~-]{0,199}$")
 
 

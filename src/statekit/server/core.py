@@ -20,6 +20,7 @@ from mcp.server.lowlevel import Server
 
 from statekit import __version__
 from statekit.errors import ErrorCode, ToolError
+from statekit.hosted.provider import DEFAULT_CLIENT_ID
 from statekit.server.app_resource import install_app_resources
 from statekit.server.calls import ToolCaller, error_result
 from statekit.server.catalog import list_tools_result, select_tools
@@ -28,7 +29,6 @@ from statekit.tools import registry
 from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES, ToolContext, ToolSpec
 
 SERVER_NAME = "statekit"
-DEFAULT_CLIENT_ID = "statekit/embedded"
 #: The catalogs never change while a server runs, so any client or shared cache may keep them
 #: for five minutes (the spec's example value) instead of asking again.
 CATALOG_CACHE_HINT = CacheHint(ttl_ms=300_000, scope="public")

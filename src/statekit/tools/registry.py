@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from statekit.errors import ToolError
+from statekit.hosted.provider import DEFAULT_CLIENT_ID
 
 JSONObject = dict[str, Any]
 #: `function(arguments)`, or `function(arguments, context)` when `takes_context` is set.
@@ -68,7 +69,7 @@ class ToolContext:
 
     max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES
     #: Label for this process's outgoing HTTP calls; carries no user or machine content.
-    client_id: str = "statekit/embedded"
+    client_id: str = DEFAULT_CLIENT_ID
     #: Where the hosted resource tools read projects and machines (None: capability disabled).
     resource_provider: Any = None
     #: The host's `execute_verification` adapter for `verify` (None: verification unavailable).
