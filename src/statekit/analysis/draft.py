@@ -146,23 +146,6 @@ def slot_list(draft_state: dict[str, Any], slot: TransitionSlot, *, create: bool
     return result
 
 
-def drop_empty_slot(draft_state: dict[str, Any], slot: TransitionSlot) -> None:
-    """Remove a slot whose list became empty, so the written config stays clean."""
-    if slot.kind in ("on", "after"):
-        groups = draft_state.get(slot.kind) or {}
-        if slot.key in groups and not groups[slot.key]:
-            del groups[slot.key]
-        if slot.kind in draft_state and not draft_state[slot.kind]:
-            del draft_state[slot.kind]
-    elif slot.kind.startswith("invoke."):
-        invoke = draft_state["invoke"][int(slot.key)]
-        field = slot.kind.split(".", 1)[1]
-        if field in invoke and not invoke[field]:
-            del invoke[field]
-    elif slot.kind in draft_state and not draft_state[slot.kind]:
-        del draft_state[slot.kind]
-
-
 def iter_transition_dicts(
     draft: Draft, model: MachineModel
 ) -> Iterator[tuple[StateNode, list[dict[str, Any]], dict[str, Any]]]:

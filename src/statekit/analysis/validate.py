@@ -83,10 +83,6 @@ def issue(code: str, message: str, path: str) -> Issue:
     return Issue(code, ISSUE_CODES[code][0], message, path)
 
 
-def parse_error_issue(error: MachineDefinitionError) -> Issue:
-    return issue("invalid_config", error.message, error.path)
-
-
 def state_path(node: StateNode) -> str:
     """The config path of a state node (`states.a.states.b`; the root is ``)."""
     return ".".join(f"states.{key}" for key in node.path)

@@ -24,7 +24,6 @@ class Node:
     """A runtime state node. Fields mirror XState's `StateNode`."""
 
     __slots__ = (
-        "after_count",
         "always",
         "ancestor_set",
         "ancestors",
@@ -85,7 +84,6 @@ class Node:
         self.initial_actions: list[Action] = []
         #: Candidates per event type, for nodes with wildcard descriptors only (bounded).
         self.candidates: dict[str, list[RuntimeTransition]] = {}
-        self.after_count = 0
         # Per-machine facts the algorithm would otherwise recompute per event (see
         # `Machine._precompute`): proper descendants, the event types some transition of this
         # node or a descendant is declared for, this node's wildcard descriptors.

@@ -50,7 +50,6 @@ class MicrostepPlan:
     exits: tuple[tuple[Node, tuple[Action, ...]], ...]
     #: History recorded while exiting: `(history state id, recorded nodes)`; None: none.
     history_updates: tuple[tuple[str, tuple[Node, ...]], ...] | None
-    transition_actions: tuple[Action, ...]
     entries: tuple[EntryStep, ...]
     #: The active nodes afterwards, in XState's `_nodes` order.
     next_nodes: tuple[Node, ...]
@@ -108,7 +107,6 @@ def build_plan(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], hi
         filtered=tuple(filtered),
         exits=exits,
         history_updates=updates,
-        transition_actions=tuple(action for t in filtered for action in t.actions),
         entries=tuple(entries),
         next_nodes=tuple(active),
         same_nodes=_same_nodes(nodes, active),
@@ -283,7 +281,6 @@ def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, 
         filtered=(transition,),
         exits=exits,
         history_updates=updates,
-        transition_actions=tuple(transition.actions),
         entries=template.entries,
         next_nodes=tuple(active),
         same_nodes=_same_nodes(nodes, active),

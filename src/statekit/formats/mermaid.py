@@ -185,7 +185,6 @@ class _MermaidReader:
         self.scopes: dict[int, _Scope] = {id(self.root): _Scope(self.root)}
         self.region_of: dict[int, tuple[_Scope, int]] = {}
         self.raw_edges: list[tuple[str, str, str, _Scope, int, str]] = []
-        self.stereotypes: dict[str, str] = {}
         #: Notes (state id, where, text), attached once every state is known.
         self.notes: list[tuple[str, str, str]] = []
 
