@@ -26,6 +26,7 @@ the one where B first holds (a configuration entering both at once does not coun
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,12 +36,15 @@ from statekit.analysis.budget import TRUNCATION_MESSAGES, Budget
 from statekit.analysis.paths import (
     MAX_LIMIT,
     EventEnumerator,
+    StateGraph,
     StateKeys,
+    TraversalFailed,
+    explore,
     explore_model,
     state_matcher,
 )
 from statekit.analysis.simulate import build_simulation_machine
-from statekit.engine.api import transition
+from statekit.engine.api import initial_transition, transition
 from statekit.engine.machine import Machine
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError, ToolError
@@ -80,7 +84,24 @@ def explore_state_space(model: MachineModel, *, guards: Mapping[str, bool] | Non
     """generate_graph_paths' traversal from the start, bounded by `max_states` and the call's time."""
     explored = explore_model(model, guards=guards, input_value=input_value, limit=MAX_LIMIT,
                              budget=Budget(max_states=max_states))
-    graph = explored.graph
+    return _state_space(explored.machine, explored.graph, explored.normalization)
+
+
+def explore_machine_space(machine: Machine, *, input_value: Any = None,
+                          max_states: int = DEFAULT_MAX_STATES) -> StateSpace:
+    """The same traversal of a machine built with its own implementations (nothing assumed)."""
+    start, _actions = initial_transition(machine, input_value)
+    if start.status == "error":
+        raise ToolError("invalid_input", f"the machine fails on start: {start.error}")
+    try:
+        graph = explore(machine, start, EventEnumerator(), MAX_LIMIT, None, Budget(max_states=max_states))
+    except TraversalFailed as failure:
+        raise ToolError("invalid_input", f"the machine threw on event '{failure.event.get('type')}' in state "
+                        f"{json.dumps(failure.snapshot.value)}: {failure.error}") from None
+    return _state_space(machine, graph, {})
+
+
+def _state_space(machine: Machine, graph: StateGraph, normalization: dict[str, Any]) -> StateSpace:
     edges = [[(edge.event, edge.target) for edge in outgoing] for outgoing in graph.edges]
     parents: list[tuple[int, Event] | None] = [None] * len(graph.states)
     seen = [False] * len(graph.states)
@@ -94,8 +115,8 @@ def explore_state_space(model: MachineModel, *, guards: Mapping[str, bool] | Non
                 parents[target] = (state, event)
                 order.append(target)
     truncated = graph.truncated
-    return StateSpace(explored.machine, graph.states, edges, parents, truncated is None,
-                      None if truncated is None else TRUNCATION_MESSAGES[truncated], explored.normalization)
+    return StateSpace(machine, graph.states, edges, parents, truncated is None,
+                      None if truncated is None else TRUNCATION_MESSAGES[truncated], normalization)
 
 
 # -- traces --------------------------------------------------------------------------------
@@ -292,6 +313,12 @@ def check_machine_properties(
         for name in REQUIRED_FIELDS[prop["type"]]:
             state_test(named, f"properties[{index}].{name}", prop[name])
     space = explore_state_space(model, guards=guards, input_value=input_value, max_states=budget)
+    return check_on_space(space, properties, budget)
+
+
+def check_on_space(space: StateSpace, properties: Sequence[Mapping[str, Any]], budget: int) -> dict[str, Any]:
+    """The verdicts of `properties` over an explored state space."""
+    check_property_shapes(properties)
     tests = [[state_test(space.machine, f"properties[{index}].{name}", prop[name])
               for name in REQUIRED_FIELDS[prop["type"]]] for index, prop in enumerate(properties)]
     results = []

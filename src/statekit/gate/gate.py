@@ -76,6 +76,7 @@ from statekit.gate.keys import (
 )
 from statekit.gate.listen import KeyedListenHandler
 from statekit.gate.locks import KeyedLocks
+from statekit.gate.properties import require_properties
 from statekit.gate.record import (
     AuditEntry,
     Lease,
@@ -267,6 +268,7 @@ class Gate:
         clock: Callable[[], float] = time.time,
         on_transition: TransitionHook | Sequence[TransitionHook] | None = None,
         history_size: int = 20,
+        properties: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         """`workflow` is an XState v5 config dict or a machine from `statekit.create_machine`.
 
@@ -279,7 +281,8 @@ class Gate:
         so a durable store resumes it after a restart). `namespace` prefixes every store
         key (default `<workflow id>/`), so several gates can share one store. `clock`
         (epoch seconds) drives timers and leases. `history_size` transitions are kept in
-        each record as an audit trail.
+        each record as an audit trail. `properties` (as `check_machine_properties` takes
+        them) must hold over every state the workflow can reach, or the gate is not made.
         """
         if mode not in ("session", "handle"):
             raise GateConfigError(f"mode must be 'session' or 'handle', not {mode!r}")
@@ -297,6 +300,8 @@ class Gate:
             workflow if isinstance(workflow, Machine) else create_machine(dict(workflow))
         )
         self.workflow_id: str = str(self.machine.model.id)
+        if properties:
+            require_properties(self.machine, properties, workflow_input)
         self.namespace = f"{self.workflow_id}/" if namespace is None else namespace
         self.mode: GateMode = mode
         self.state_handle_key = state_handle_key
