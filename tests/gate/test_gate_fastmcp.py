@@ -79,9 +79,10 @@ def invoice_fastmcp() -> tuple[FastMCP, Recorder, list[GateCall | None]]:
     return mcp, recorder, seen
 
 
-async def test_install_on_fastmcp_gates_through_its_middleware() -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_install_on_fastmcp_gates_through_its_middleware(mode: str) -> None:
     mcp, recorder, seen = invoice_fastmcp()
-    async with FastMCPClient(mcp) as client:
+    async with FastMCPClient(mcp, mode=mode) as client:
         assert [t.name for t in await client.list_tools()] == ["submit", "help"]
         refused = await client.call_tool("approve", {}, raise_on_error=False)
         assert refused.is_error and refused.structured_content is not None
@@ -160,7 +161,7 @@ def test_gate_tools_are_refused_on_fastmcp() -> None:
         gate.install(FastMCP("x"))
 
 
-@pytest.mark.parametrize("client_kind", ["fastmcp", "sdk-legacy", "sdk-modern"])
+@pytest.mark.parametrize("client_kind", ["fastmcp", "fastmcp-legacy", "sdk-legacy", "sdk-modern"])
 async def test_handle_mode_on_fastmcp_owns_the_handle_argument(client_kind: str) -> None:
     sys.path.insert(0, str(REPO / "examples"))
     from invoice_fastmcp import build_server
@@ -168,13 +169,13 @@ async def test_handle_mode_on_fastmcp_owns_the_handle_argument(client_kind: str)
     mcp = build_server(mode="handle")
 
     async def call(client: Any, name: str, arguments: dict[str, Any]) -> Any:
-        if client_kind == "fastmcp":
+        if client_kind.startswith("fastmcp"):
             return await client.call_tool(name, arguments, raise_on_error=False)
         return await client.call_tool(name, arguments)
 
     opened: Any = (
-        FastMCPClient(mcp)
-        if client_kind == "fastmcp"
+        FastMCPClient(mcp, mode="legacy" if client_kind == "fastmcp-legacy" else "auto")
+        if client_kind.startswith("fastmcp")
         else Client(mcp._mcp_server, mode="legacy" if client_kind == "sdk-legacy" else MODERN)
     )
     async with opened as client:
@@ -285,11 +286,12 @@ async def test_fastmcp_example_over_stdio(mode: str) -> None:
         assert notified, "legacy clients are told on the call's stream"
 
 
-@pytest.mark.parametrize("client_kind", ["sdk-legacy", "sdk-modern", "fastmcp"])
+@pytest.mark.parametrize("client_kind", ["sdk-legacy", "sdk-modern", "fastmcp", "fastmcp-legacy"])
 async def test_fastmcp_example_over_http_handle_mode(client_kind: str) -> None:
     with http_server(FASTMCP_EXAMPLE, "--mode", "handle") as url:
-        if client_kind == "fastmcp":
-            async with FastMCPClient(url) as client:
+        if client_kind.startswith("fastmcp"):
+            mode = "legacy" if client_kind == "fastmcp-legacy" else "auto"
+            async with FastMCPClient(url, mode=mode) as client:
                 created = await client.call_tool("create_invoice", {"customer": "A"})
                 handle = created.structured_content["invoice_id"]  # type: ignore[index]
                 refused = await client.call_tool(

@@ -8,7 +8,8 @@ event. See `docs/gate.md`.
 from statekit.gate.admin import GateAdmin
 from statekit.gate.calls import GateCall, current_call
 from statekit.gate.errors import GateConfigError
-from statekit.gate.gate import Gate, TransitionInfo
+from statekit.gate.gate import Gate
+from statekit.gate.hooks import TransitionInfo
 from statekit.gate.keys import WorkflowKey, authenticated_principal
 from statekit.gate.redis_store import RedisStore
 from statekit.gate.relay import ListChangedRelay, RedisListChangedRelay

@@ -42,7 +42,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 import mcp_types as types
@@ -56,7 +56,6 @@ from statekit.gate.bindings import Binding, make_binding, reachable_state_ids
 from statekit.gate.calls import GateCall, run_with_call
 from statekit.gate.errors import (
     CONFLICT,
-    CORRUPT_RECORD,
     FORBIDDEN,
     GATE_MISCONFIGURED,
     HANDLE_REQUIRED,
@@ -66,6 +65,7 @@ from statekit.gate.errors import (
     STORE_UNAVAILABLE,
     GateConfigError,
 )
+from statekit.gate.hooks import TransitionHook, TransitionInfo, run_hooks
 from statekit.gate.keys import (
     KeyResolver,
     NoWorkflowKey,
@@ -91,10 +91,18 @@ from statekit.gate.results import (
     error_result,
     refusal,
     state_label,
+    store_fault,
     to_call_result,
-    with_state_note,
 )
-from statekit.gate.store import CorruptRecord, MemoryStore, StateStore, StoreConflict, StoreError
+from statekit.gate.store import (
+    CorruptRecord,
+    MemoryStore,
+    StateStore,
+    StoreConflict,
+    StoreConflictLoop,
+    StoreError,
+)
+from statekit.gate.surfaces import _SDK, SDK_TOOLS, Surface, ToolView
 from statekit.gate.timers import FiredTimer, apply_timer_actions, fire_due
 
 logger = logging.getLogger("statekit.gate")
@@ -109,75 +117,6 @@ T = TypeVar("T")
 #: Set while a gate lists the server's catalog for itself (allowed tools), so that every
 #: gate's list filter lets the catalog through unfiltered.
 catalog_pass: ContextVar[bool] = ContextVar("statekit_gate_catalog_pass", default=False)
-
-
-@dataclass(frozen=True)
-class TransitionInfo:
-    """What `on_transition` hooks receive for every committed transition."""
-
-    key: str
-    source: Any
-    target: Any
-    event: str
-    #: The tool whose call fired the event; None for a timer (`after`) or an admin action.
-    tool: str | None
-    transition_id: str
-    #: Epoch seconds (the gate's clock).
-    time: float
-
-
-TransitionHook = Callable[[TransitionInfo], Awaitable[None] | None]
-
-
-class Surface(Protocol):
-    """How one kind of server represents tool results (SDK `CallToolResult`, FastMCP `ToolResult`)."""
-
-    def refusal(self, result: types.CallToolResult) -> Any: ...
-
-    def note(
-        self,
-        result: Any,
-        *,
-        state: Any,
-        allowed: Sequence[str],
-        handle_argument: str | None,
-        handle: str | None,
-    ) -> Any: ...
-
-    def is_success(self, result: Any) -> bool: ...
-
-
-class SdkSurface:
-    """Results of the SDK's low-level `Server` and `MCPServer`."""
-
-    def refusal(self, result: types.CallToolResult) -> Any:
-        return result
-
-    def note(
-        self,
-        result: Any,
-        *,
-        state: Any,
-        allowed: Sequence[str],
-        handle_argument: str | None,
-        handle: str | None,
-    ) -> Any:
-        if not isinstance(result, types.CallToolResult) or result.is_error:
-            return result
-        return with_state_note(
-            result,
-            state=state,
-            allowed_tools=allowed,
-            handle_argument=handle_argument,
-            handle=handle,
-        )
-
-    def is_success(self, result: Any) -> bool:
-        # An error, or a non-final result such as InputRequiredResult: nothing fires.
-        return isinstance(result, types.CallToolResult) and not result.is_error
-
-
-_SDK = SdkSurface()
 
 
 @dataclass(frozen=True)
@@ -223,27 +162,6 @@ def _value_key(value: Any) -> Any:
 
 def _default_event_data(arguments: dict[str, Any], result: Any) -> Mapping[str, Any]:
     return {"arguments": arguments}
-
-
-def _store_fault(error: StoreError, key: str) -> types.CallToolResult:
-    if isinstance(error, CorruptRecord):
-        return refusal(
-            CORRUPT_RECORD,
-            f"The stored state of workflow {key!r} cannot be read ({error.reason}). "
-            "Retrying will not help until an operator repairs it (statekit gate inspect/reset/"
-            "force/delete).",
-            state=None,
-            allowed_tools=[],
-            details={"workflow": key, "retryable": False},
-        )
-    return refusal(
-        STORE_UNAVAILABLE,
-        f"The state store is unavailable for workflow {key!r} ({error.reason}); nothing ran. "
-        "Retry shortly.",
-        state=None,
-        allowed_tools=[],
-        details={"workflow": key, "retryable": True},
-    )
 
 
 class Gate:
@@ -1029,7 +947,7 @@ class Gate:
                     ctx, name, arguments, stripped, key, handle, binding, catalog, run, surface
                 )
             except StoreError as error:
-                return surface.refusal(_store_fault(error, self.store_key(key)))
+                return surface.refusal(store_fault(error, self.store_key(key)))
             except StoreConflictLoop:
                 return surface.refusal(self._busy(name, None, []))
 
@@ -1347,7 +1265,7 @@ class Gate:
         except (StoreError, StoreConflict) as error:
             logger.error("statekit.gate: could not store the new workflow %s: %s", store_key, error)
             fault = error if isinstance(error, StoreError) else StoreError(store_key, str(error))
-            return surface.refusal(_store_fault(fault, store_key))
+            return surface.refusal(store_fault(fault, store_key))
         if not self.state_note:
             return result
         allowed = await self.allowed_now(ctx, snapshot, catalog)
@@ -1415,13 +1333,7 @@ class Gate:
             logger.exception("statekit.gate: could not send tools/list_changed")
 
     async def _run_hooks(self, info: TransitionInfo) -> None:
-        for hook in self._hooks:
-            try:
-                outcome = hook(info)
-                if inspect.isawaitable(outcome):
-                    await outcome
-            except Exception:  # a hook must never fail (or undo) a committed transition
-                logger.exception("statekit.gate: on_transition hook %r failed", hook)
+        await run_hooks(self._hooks, info)
 
     # ------------------------------------------------------------------ timers
 
@@ -1521,49 +1433,3 @@ def _group_listen_key(group: Sequence[Gate], ctx: Any) -> WorkflowKey:
 def _listen_identity(key: WorkflowKey) -> WorkflowKey:
     """Who a listen stream belongs to: every gate's fallback workflow is the same (keyless) client."""
     return WorkflowKey("server", "*") if key.kind == "server" else key
-
-
-class StoreConflictLoop(Exception):
-    """A record kept changing under a timer firing (extreme contention); the call is refused as CONFLICT."""
-
-
-class ToolView(Protocol[T]):
-    """Reads and rewrites one server kind's tool objects."""
-
-    def name(self, tool: T) -> str: ...
-
-    def schema(self, tool: T) -> dict[str, Any]: ...
-
-    def description(self, tool: T) -> str | None: ...
-
-    def replace(
-        self, tool: T, *, schema: dict[str, Any] | None = None, description: str | None = None
-    ) -> T: ...
-
-
-class _SdkTools:
-    def name(self, tool: types.Tool) -> str:
-        return tool.name
-
-    def schema(self, tool: types.Tool) -> dict[str, Any]:
-        return dict(tool.input_schema)
-
-    def description(self, tool: types.Tool) -> str | None:
-        return tool.description
-
-    def replace(
-        self,
-        tool: types.Tool,
-        *,
-        schema: dict[str, Any] | None = None,
-        description: str | None = None,
-    ) -> types.Tool:
-        update: dict[str, Any] = {}
-        if schema is not None:
-            update["input_schema"] = schema
-        if description is not None:
-            update["description"] = description
-        return tool.model_copy(update=update)
-
-
-SDK_TOOLS = _SdkTools()

@@ -13,7 +13,8 @@ from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
-from statekit.gate.errors import GateResultCode
+from statekit.gate.errors import CORRUPT_RECORD, STORE_UNAVAILABLE, GateResultCode
+from statekit.gate.store import CorruptRecord, StoreError
 
 META_KEY = "statekit/gate"
 
@@ -128,3 +129,24 @@ def to_call_result(value: Any) -> CallToolResult:
 def error_result(message: str) -> CallToolResult:
     """An `isError` result for a handler that raised."""
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def store_fault(error: StoreError, key: str) -> CallToolResult:
+    if isinstance(error, CorruptRecord):
+        return refusal(
+            CORRUPT_RECORD,
+            f"The stored state of workflow {key!r} cannot be read ({error.reason}). "
+            "Retrying will not help until an operator repairs it (statekit gate inspect/reset/"
+            "force/delete).",
+            state=None,
+            allowed_tools=[],
+            details={"workflow": key, "retryable": False},
+        )
+    return refusal(
+        STORE_UNAVAILABLE,
+        f"The state store is unavailable for workflow {key!r} ({error.reason}); nothing ran. "
+        "Retry shortly.",
+        state=None,
+        allowed_tools=[],
+        details={"workflow": key, "retryable": True},
+    )

@@ -180,3 +180,7 @@ class MemoryStore:
             raise StoreConflict(handle, expected_version, entry[1])
         del self._entries[handle]
         return True
+
+
+class StoreConflictLoop(Exception):
+    """A record kept changing while a reader fired its timers (extreme contention): answered as CONFLICT."""
