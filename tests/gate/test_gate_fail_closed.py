@@ -207,3 +207,6 @@ async def test_http_without_session_handle_or_principal_shares_nothing() -> None
             refused = await second.call_tool("add_line_item", {"description": "x", "amount": 1})
             assert refused.structured_content is not None
             assert refused.structured_content["code"] == "NO_WORKFLOW_KEY"
+            # The always-visible tool still runs; it just has no workflow to show.
+            shown = await second.call_tool("get_invoice", {})
+            assert not shown.is_error

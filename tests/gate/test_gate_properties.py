@@ -10,17 +10,29 @@ import pytest
 import statekit
 from statekit.gate import Gate, GateConfigError
 
-INVOICE: dict[str, Any] = {"id": "invoice", "initial": "draft", "context": {"total": 50}, "states": {
-    "draft": {"on": {"SUBMIT": "review"}},
-    "review": {"on": {"APPROVE": "approved", "REJECT": "draft"}},
-    "approved": {"on": {"DISCHARGE": "discharged"}},
-    "discharged": {"type": "final"}}}
-APPROVED_FIRST = [{"type": "precedes", "first": "approved", "then": "discharged"}, {"type": "deadlockFree"}]
+INVOICE: dict[str, Any] = {
+    "id": "invoice",
+    "initial": "draft",
+    "context": {"total": 50},
+    "states": {
+        "draft": {"on": {"SUBMIT": "review"}},
+        "review": {"on": {"APPROVE": "approved", "REJECT": "draft"}},
+        "approved": {"on": {"DISCHARGE": "discharged"}},
+        "discharged": {"type": "final"},
+    },
+}
+APPROVED_FIRST = [
+    {"type": "precedes", "first": "approved", "then": "discharged"},
+    {"type": "deadlockFree"},
+]
 
 
 def with_shortcut(guard: str | None = None) -> dict[str, Any]:
     edited = copy.deepcopy(INVOICE)
-    edited["states"]["review"]["on"]["PAY_NOW"] = {"target": "discharged", **({"guard": guard} if guard else {})}
+    edited["states"]["review"]["on"]["PAY_NOW"] = {
+        "target": "discharged",
+        **({"guard": guard} if guard else {}),
+    }
     return edited
 
 
@@ -55,8 +67,14 @@ def test_an_undecided_property_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
     import statekit.gate.properties as gate_properties
 
     monkeypatch.setattr(gate_properties, "MAX_STATES", 20)
-    counting = {"id": "c", "initial": "on", "context": {"n": 0}, "states": {"on": {"on": {"INC": {"actions": "inc"}}}}}
-    machine = statekit.setup(actions={"inc": statekit.assign(lambda args, params: {"n": args.context["n"] + 1})}
-                             ).create_machine(counting)
+    counting = {
+        "id": "c",
+        "initial": "on",
+        "context": {"n": 0},
+        "states": {"on": {"on": {"INC": {"actions": "inc"}}}},
+    }
+    machine = statekit.setup(
+        actions={"inc": statekit.assign(lambda args, params: {"n": args.context["n"] + 1})}
+    ).create_machine(counting)
     with pytest.raises(GateConfigError, match="undecided after 20 states"):
         Gate(machine, properties=[{"type": "deadlockFree"}])

@@ -254,3 +254,32 @@ async def test_initial_state_timers_start_at_the_first_read() -> None:
         assert (await client.call_tool("use", {})).is_error
         clock.now += 0.6
         assert not (await client.call_tool("use", {})).is_error
+
+
+async def test_a_timer_falling_due_mid_call_does_not_void_the_call() -> None:
+    """MemoryStore writes no lease (the lock is the reservation): a concurrent read must not fire."""
+    clock = Clock()
+    server: Server[Any] = Server("mid-call")
+    gate = Gate(REVIEW, store=MemoryStore(), clock=clock)
+    release = asyncio.Event()
+
+    @gate.tool(description="Submit.", bind="draft", on_success="SUBMIT")
+    async def submit(arguments: dict[str, Any], call: GateCall) -> str:
+        return "submitted"
+
+    @gate.tool(description="Approve (slowly).", bind="pending", on_success="APPROVE")
+    async def approve(arguments: dict[str, Any], call: GateCall) -> str:
+        clock.now += 49 * HOUR  # the review falls due while the approval is running
+        await release.wait()
+        return "approved"
+
+    gate.install(server)
+    async with Client(server, mode="legacy") as client:
+        await client.call_tool("submit", {})
+        approving = asyncio.create_task(client.call_tool("approve", {}))
+        while not gate._locks.is_held("review/server:review"):
+            await asyncio.sleep(0.001)
+        await client.list_tools()  # a read while the approval holds the workflow
+        release.set()
+        assert not (await approving).is_error
+    assert (await gate.snapshot_of(key=_server_key())).value == "approved"

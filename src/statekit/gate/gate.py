@@ -633,7 +633,9 @@ class Gate:
         ):
             await self._notify_list_changed(ctx, key)
 
-    async def _load(self, key: WorkflowKey, ctx: Any = None) -> _Loaded | None:
+    async def _load(
+        self, key: WorkflowKey, ctx: Any = None, *, holding_lock: bool = False
+    ) -> _Loaded | None:
         """The key's record and version, with due timers fired; a key never saved starts at the initial state.
 
         Handles are the exception: they are minted by a creating tool, so an
@@ -669,6 +671,10 @@ class Gate:
             due = record.next_due()
             now = self.clock()
             if due is None or due.due_at > now or record.active_lease(now) is not None:
+                return _Loaded(record, version)
+            if self._process_local_store and not holding_lock and self._locks.is_held(store_key):
+                # A call of this process is moving the workflow without writing a lease
+                # (the lock is its reservation): firing now would void its commit.
                 return _Loaded(record, version)
             snapshot, timers, fired = fire_due(self.machine, record.snapshot, record.timers, now)
             history = list(record.history)
@@ -923,6 +929,10 @@ class Gate:
             else:
                 key = self._keys.resolve_without_handle(ctx)
         except NoWorkflowKey as error:
+            if not gated:
+                # An always-visible tool needs no workflow: it runs, seeing none.
+                call = GateCall(name, arguments, "", None, None, ctx)
+                return await run_with_call(call, lambda: run(call, stripped))
             return surface.refusal(
                 refusal(
                     NO_WORKFLOW_KEY,
@@ -1019,7 +1029,7 @@ class Gate:
         surface: Surface,
     ) -> Any:
         store_key = self.store_key(key)
-        loaded = await self._load(key, ctx)
+        loaded = await self._load(key, ctx, holding_lock=True)
         if loaded is None:
             return surface.refusal(
                 refusal(
@@ -1357,7 +1367,7 @@ class Gate:
                 continue
             try:
                 async with self._locks.hold(store_key):
-                    loaded = await self._load(key, None)
+                    loaded = await self._load(key, None, holding_lock=True)
             except (StoreError, StoreConflictLoop) as error:
                 logger.warning("statekit.gate: timers of %s not fired: %s", store_key, error)
                 continue

@@ -28,6 +28,10 @@ class KeyedLocks:
         """`async with locks.hold(key):` runs the block holding the lock of `key`."""
         return _Held(self._entries, key)
 
+    def is_held(self, key: str) -> bool:
+        """True while some task holds (or waits for) the lock of `key`."""
+        return key in self._entries
+
     def __len__(self) -> int:
         return len(self._entries)
 

@@ -25,7 +25,9 @@ from statekit.gate.errors import GateConfigError
 MAX_STATES = 100_000
 
 
-def require_properties(machine: Machine, properties: Sequence[Mapping[str, Any]], workflow_input: Any = None) -> None:
+def require_properties(
+    machine: Machine, properties: Sequence[Mapping[str, Any]], workflow_input: Any = None
+) -> None:
     """Raise `GateConfigError` unless every property holds over `machine`'s reachable states."""
     from statekit.analysis.properties import check_on_space, explore_machine_space
 
@@ -33,14 +35,24 @@ def require_properties(machine: Machine, properties: Sequence[Mapping[str, Any]]
         space = explore_machine_space(machine, input_value=workflow_input, max_states=MAX_STATES)
         results = check_on_space(space, properties, MAX_STATES)["results"]
     except ToolError as error:
-        raise GateConfigError(f"the workflow's properties cannot be checked: {error.message}") from None
+        raise GateConfigError(
+            f"the workflow's properties cannot be checked: {error.message}"
+        ) from None
     for result in results:
         prop = json.dumps(result["property"], separators=(",", ":"))
         if result["holds"] is None:
-            raise GateConfigError(f"property {prop} is undecided after {result['explored']} states; "
-                                  "the gate refuses a workflow it cannot prove")
+            raise GateConfigError(
+                f"property {prop} is undecided after {result['explored']} states; "
+                "the gate refuses a workflow it cannot prove"
+            )
         if result["holds"] is False:
             trace = result.get("counterexample")
-            shown = (" -> ".join(event["type"] for event in trace["events"]) or "the initial state") if trace else ""
-            raise GateConfigError(f"the workflow violates property {prop}"
-                                  + (f": counterexample {shown}" if shown else ""))
+            shown = (
+                (" -> ".join(event["type"] for event in trace["events"]) or "the initial state")
+                if trace
+                else ""
+            )
+            raise GateConfigError(
+                f"the workflow violates property {prop}"
+                + (f": counterexample {shown}" if shown else "")
+            )
