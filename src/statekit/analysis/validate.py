@@ -12,7 +12,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from statekit.analysis.unresolved import unresolved_values
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import (
     BUILTIN_ACTIONS,
@@ -25,6 +24,7 @@ from statekit.model.core import (
     Transition,
 )
 from statekit.model.resolve import Resolver
+from statekit.model.unresolved import unresolved_values
 
 Severity = Literal["error", "warning"]
 

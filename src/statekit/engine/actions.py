@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from statekit.engine.snapshot import ChildRef, Snapshot
 
 Event = Mapping[str, Any]
+#: The type the XState source reader gives an action it kept as an unevaluated expression.
+UNREAD_EXPRESSION = "(expression)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,8 @@ class ActionContext:
 
     actions: list[ExecutableAction] = field(default_factory=list)
     internal_queue: list[Event] = field(default_factory=list)
+    #: The system ids of actors spawned in this step (XState's system refuses a second one).
+    system_ids: set[str] = field(default_factory=set)
 
 
 def resolve_actions(
@@ -82,6 +86,9 @@ def _resolve_action(
 ) -> Snapshot:
     if action.is_builtin:
         return _resolve_builtin(snapshot, event, ctx, action, None, deferred_actor_ids)
+    if action.type == UNREAD_EXPRESSION and action.code is not None:
+        raise EngineError(f"the action `{action.code}` is an expression statekit cannot evaluate without running the "
+                          "source (a call that builds an action); the machine cannot be simulated faithfully")
     evaluator = snapshot.machine.evaluator
     params = resolve_params(action.params if action.has_params else None, snapshot.context, event, evaluator)
     implementation = evaluator.action(action.type)
@@ -129,7 +136,7 @@ def _value(field_value: Any, snapshot: Snapshot, event: Event, params: Any, wher
     if field_value is None:
         return None
     kind = type(field_value)
-    if kind in _LITERAL_TYPES or (kind is dict and JS_MARKER not in field_value):
+    if kind in _LITERAL_TYPES or (kind is dict and JS_MARKER not in field_value and not snapshot.machine.has_unresolved):
         return field_value  # data: nothing for the evaluator to run
     return snapshot.machine.evaluator.value(field_value, Scope(snapshot.context, event, params), where=where)
 
@@ -259,6 +266,11 @@ def _resolve_spawn(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, 
     key = spawn_id if isinstance(spawn_id, str) else "undefined"  # JS: children[undefined]
     ref: ChildRef | None = None
     resolved_input = None
+    system_id = fields.get("systemId")
+    if isinstance(system_id, str):
+        if system_id in ctx.system_ids:
+            raise EngineError(f"Actor with system ID '{system_id}' already exists.")
+        ctx.system_ids.add(system_id)
     if snapshot.machine.evaluator.knows_actor(src):
         resolved_input = _value(fields.get("input"), snapshot, event, params, "an actor's input")
         ref = ChildRef(id=key, src=src, input=resolved_input, system_id=fields.get("systemId"))

@@ -54,6 +54,12 @@ if TYPE_CHECKING:
     from statekit.engine.sandbox import JsSandbox
 
 
+def _sandbox_type() -> type:
+    from statekit.engine.sandbox import JsSandbox
+
+    return JsSandbox
+
+
 class _Undefined:
     """JavaScript's `undefined`, distinct from `None` (`null`); falsy, one instance."""
 
@@ -237,6 +243,11 @@ class JsEvaluator(PythonEvaluator):
 
     def run_code(self, code: str, scope: Scope, where: str, *, whole_args: bool = False) -> Any:
         args: Mapping[str, Any] = scope.event if whole_args else {"context": scope.context, "event": scope.event}
+        if isinstance(self.sandbox, _sandbox_type()):
+            # XState gives guards (and delays) only {context, event}; the others also the actor.
+            actor_args = not (where.startswith(("a guard", "guard")) or where in ("params", "a delay"))
+            sandbox: Any = self.sandbox
+            return sandbox.evaluate(code, args, scope.params, where=where, actor_args=actor_args)
         return self.sandbox.evaluate(code, args, scope.params, where=where)
 
     def enqueued(self, code: str, scope: Scope) -> list[Any]:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from statekit.engine.evaluation import Scope
+from statekit.engine.machine import ROUTE_GUARD
 from statekit.model.core import Guard
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ def evaluate_guard(guard: Guard, context: Any, event: Mapping[str, Any], snapsho
         return not evaluate_guard(guard.guards[0], context, event, snapshot)
     if guard_type == "xstate.stateIn":
         return _state_in(guard.state, snapshot)
+    if guard_type == ROUTE_GUARD:  # a route transition's own guard
+        return bool(event.get("to") == guard.state)
     evaluator = snapshot.machine.evaluator
     params: Any = None
     if guard.has_params:  # params written as a function are computed first

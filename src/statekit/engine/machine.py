@@ -16,8 +16,9 @@ from statekit.engine.snapshot import to_state_value
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import Action, Guard, MachineModel, StateNode, Transition
 from statekit.model.jsorder import is_array_index
-from statekit.model.parse import parse_machine
+from statekit.model.parse import parse_action, parse_guard, parse_machine
 from statekit.model.resolve import Resolver
+from statekit.model.unresolved import unresolved_state, unresolved_values
 
 
 class Node:
@@ -104,6 +105,18 @@ class Node:
         return other in self.ancestor_set
 
 
+#: XState's route transitions (`route: {...}` on a state with an id): the event and the built-in
+#: guard `event.to === '#id'` (an inline function in XState; `Guard.state` holds the `#id`).
+ROUTE_EVENT = "xstate.route"
+ROUTE_GUARD = "xstate.routeMatches"
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
 _UNKNOWN = object()
 _HISTORY_DEPENDENT = object()
 
@@ -177,6 +190,10 @@ class Machine:
         self._resolver = Resolver(model)
         for node in self.nodes:
             self._initialize(node)
+        self._format_route_transitions()
+        #: Whether some value is one the source reader could not evaluate (`$ref`/`$expr`): then
+        #: every data value is checked before use (see evaluation.py), else data is used as is.
+        self.has_unresolved = any(True for _ in unresolved_values(model))
         self._precompute()
 
     @classmethod
@@ -192,6 +209,11 @@ class Machine:
     # -- construction -------------------------------------------------------------------
 
     def _build(self, model: StateNode, parent: Node | None) -> Node:
+        unread = unresolved_state(model)
+        if unread is not None:  # its children, transitions and actions are unknown: refuse
+            raise MachineDefinitionError(
+                f"state '{model.id}' is written as `{unread}`, which statekit cannot evaluate without running "
+                "the source; the machine cannot be run faithfully")
         node = Node(self, model, parent, len(self.id_map))  # XState: order = idMap.size
         # Like XState's idMap, a later duplicate id replaces the earlier one.
         self.id_map[node.id] = node
@@ -270,6 +292,26 @@ class Machine:
             node.descendants = frozenset(descendants)
             node.wildcard_below = below
             node.index_keyed_children = any(is_array_index(key) for key in node.children)
+
+    def _format_route_transitions(self) -> None:
+        """`formatRouteTransitions`: a state with an explicit id and `route: {...}` can be reached
+        from anywhere by the event `{type: "xstate.route", to: "#id"}` (a root transition)."""
+        routes: list[RuntimeTransition] = []
+        for node in self.nodes[1:]:
+            route = node.model.extra.get("route")
+            if route is None or node.model.explicit_id is None:
+                continue
+            config = route if isinstance(route, dict) else {}
+            where = f"{node.id}.route"
+            matches = Guard(type=ROUTE_GUARD, state=f"#{node.model.explicit_id}")
+            user_guard = config.get("guard")
+            guard = matches if user_guard is None else Guard(
+                type="xstate.and", guards=(matches, parse_guard(user_guard, f"{where}.guard")))
+            actions = [parse_action(item, f"{where}.actions") for item in _as_list(config.get("actions"))]
+            reenter = bool(config.get("reenter", False))
+            routes.append(RuntimeTransition(self.root, ROUTE_EVENT, [node], guard, actions, reenter, None))
+        if routes:
+            self.root.transitions[ROUTE_EVENT] = routes
 
     def _runtime_transition(self, node: Node, transition: Transition) -> RuntimeTransition:
         if transition.extra.get("cond"):

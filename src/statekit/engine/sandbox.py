@@ -136,9 +136,25 @@ _PRELUDE = """
     }
     return fn;
   };
-  globalThis.__call = function (source, argsJson, paramsJson, marked) {
+  // XState gives actions, assignments, outputs and inputs the running actor too (`self`, `system`,
+  // `spawn`); statekit's pure simulation has none, so reading one throws instead of being undefined.
+  const NO_ACTOR = function (name) {
+    return function () {
+      throw new ReferenceError("'" + name + "' (the running actor) does not exist in statekit's simulation: "
+        + "inline code that reads it cannot be run faithfully");
+    };
+  };
+  const withActor = function (args) {
+    if (args === null || typeof args !== "object") return args;
+    for (const name of ["self", "system", "spawn"]) {
+      if (!(name in args)) Object.defineProperty(args, name, { get: NO_ACTOR(name), enumerable: false });
+    }
+    return args;
+  };
+  globalThis.__call = function (source, argsJson, paramsJson, marked, actorArgs) {
     const fn = lookup(source);
-    return dump(fn(load(argsJson, marked), load(paramsJson, marked)));
+    const args = load(argsJson, marked);
+    return dump(fn(actorArgs ? withActor(args) : args, load(paramsJson, marked)));
   };
   // What enqueueActions' `enqueue` builds, as statekit action configs; functions inside them
   // (assign values, event creators, inline custom actions) stay here and travel as references.
@@ -265,7 +281,7 @@ class JsSandbox:
         return self._call
 
     def _run(self, code: str, args_json: str, params_json: str, marked: bool, where: str,
-             answers: str | None = None) -> Any:
+             answers: str | None = None, actor_args: bool = False) -> Any:
         """One call, on the thread that owns the context."""
         if self._spent > self.total_time_limit:
             # Each call is limited, and so is their sum: an `always` loop of cheap calls ends too.
@@ -276,7 +292,7 @@ class JsSandbox:
         try:
             if answers is not None:
                 return self._enqueue(code, args_json, params_json, marked, answers)
-            return call(code, args_json, params_json, marked)
+            return call(code, args_json, params_json, marked, actor_args)
         except EngineError:
             raise
         except Exception as error:  # quickjs.JSException, StackOverflow
@@ -287,7 +303,8 @@ class JsSandbox:
         finally:
             self._spent += time.monotonic() - started
 
-    def _dispatch(self, code: str, args: Mapping[str, Any], params: Any, where: str, answers: str | None) -> Any:
+    def _dispatch(self, code: str, args: Mapping[str, Any], params: Any, where: str, answers: str | None,
+                  actor_args: bool = False) -> Any:
         if len(code) > MAX_SOURCE_CHARS:
             raise EngineError(f"inline code{_at(where)} is longer than {MAX_SOURCE_CHARS} characters")
         try:
@@ -307,9 +324,10 @@ class JsSandbox:
             self._owner, self._call, self._context = _ON_WORKER, None, None
         if self._owner == here or (self._owner == _ON_WORKER and _on_js_thread()):
             # (also a call made from inside a call, e.g. a guard that check() evaluates)
-            result = self._run(code, args_json, params_json, marked, where, answers)
+            result = self._run(code, args_json, params_json, marked, where, answers, actor_args)
         else:
-            result = _js_thread().submit(self._run, code, args_json, params_json, marked, where, answers).result()
+            result = _js_thread().submit(self._run, code, args_json, params_json, marked, where, answers,
+                                         actor_args).result()
         if result == "undefined":
             return UNDEFINED
         if not isinstance(result, str):
@@ -318,11 +336,14 @@ class JsSandbox:
             return json.loads(result, object_hook=_revive)
         return json.loads(result)
 
-    def evaluate(self, code: str, args: Mapping[str, Any], params: Any, *, where: str = "") -> Any:
+    def evaluate(self, code: str, args: Mapping[str, Any], params: Any, *, where: str = "",
+                 actor_args: bool = False) -> Any:
         """Run `code` (a function expression) on `args` and `params`; JSON in, JSON out.
 
-        JS `undefined` comes back as `UNDEFINED` (and `UNDEFINED` goes in as `undefined`)."""
-        return self._dispatch(code, args, params, where, None)
+        JS `undefined` comes back as `UNDEFINED` (and `UNDEFINED` goes in as `undefined`).
+        `actor_args`: the code is one XState also gives `self`/`system`/`spawn` (anything but a
+        guard); reading them throws, as statekit's simulation has no running actor."""
+        return self._dispatch(code, args, params, where, None, actor_args)
 
     def enqueue(self, code: str, args: Mapping[str, Any], params: Any, *,
                 check: Callable[[Any], bool] | None = None) -> list[Any]:

@@ -18,7 +18,7 @@ from tree_sitter import Language, Node, Query, QueryCursor
 from statekit.extract.captures import module_scope
 from statekit.extract.config import ConfigEncoder, implementations, looks_like_v6
 from statekit.extract.syntax import SourceError, named, parse, position, syntax_errors, text, unwrap
-from statekit.extract.values import UNDEFINED, Evaluator, JsRef
+from statekit.extract.values import Evaluator, JsRef
 
 #: Input larger than this is refused with an error rather than parsed (10 MB of source).
 MAX_SOURCE_BYTES = 10_000_000
@@ -177,14 +177,23 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
 
 
 def _setup_argument(call: Node, evaluator: Evaluator) -> Any:
-    """The argument of the `setup(...)` that `.createMachine` is called on, if any."""
+    """The argument of the `setup(...)` that `.createMachine` is called on, if any
+    (with the implementations of any `.extend({...})` in between merged over it)."""
     callee = call.child_by_field_name("function")
     if callee is None or unwrap(callee).type != "member_expression":
         return None
     target = unwrap(callee).child_by_field_name("object")
-    if target is None:
-        return None
+    return _setup_value(target, evaluator, 0) if target is not None else None
+
+
+_IMPLEMENTATION_GROUPS = ("guards", "actions", "delays", "actors")
+
+
+def _setup_value(target: Node, evaluator: Evaluator, depth: int) -> Any:
+    """The implementations `target` stands for: `setup({...})`, `s.extend({...})`, or a const of one."""
     target = unwrap(target)
+    if depth > 20:
+        return None
     if target.type == "identifier":  # const s = setup({...}); s.createMachine(...)
         bound = evaluator.binding(text(target), target)
         if bound is None or bound.kind != "const" or bound.node is None:
@@ -194,13 +203,26 @@ def _setup_argument(call: Node, evaluator: Evaluator) -> Any:
         return None
     setup_callee = target.child_by_field_name("function")
     setup_args = target.child_by_field_name("arguments")
-    if setup_callee is None or setup_args is None or evaluator.xstate_name(setup_callee) != "setup":
+    if setup_callee is None or setup_args is None:
         return None
     items = named(setup_args)
-    if not items:
-        return {}
-    value = evaluator.value(items[0])
-    return value if value is not UNDEFINED else {}
+    own = evaluator.value(items[0]) if items else {}
+    own = own if isinstance(own, dict) else {}
+    if evaluator.xstate_name(setup_callee) == "setup":
+        return own
+    setup_callee = unwrap(setup_callee)
+    prop = setup_callee.child_by_field_name("property") if setup_callee.type == "member_expression" else None
+    base_node = setup_callee.child_by_field_name("object") if prop is not None else None
+    if prop is None or base_node is None or text(prop) != "extend":
+        return None
+    base = _setup_value(base_node, evaluator, depth + 1)
+    if not isinstance(base, dict):
+        return None
+    merged = {**base, **{key: value for key, value in own.items() if key not in _IMPLEMENTATION_GROUPS}}
+    for group in _IMPLEMENTATION_GROUPS:  # extend's implementations add to, and win over, the base's
+        if isinstance(base.get(group), dict) or isinstance(own.get(group), dict):
+            merged[group] = {**(base.get(group) or {}), **(own.get(group) or {})}
+    return merged
 
 
 def _machine_name(call: Node, config: dict[str, Any], index: int) -> str:

@@ -60,8 +60,8 @@ class ConfigEncoder:
                 out[key] = transitions(value)
             elif key in ("entry", "exit"):
                 out[key] = actions(value)
-            elif key == "initial" and isinstance(value, dict):
-                out[key] = transition(value)  # `{target, actions}`: the actions are actions
+            elif key in ("initial", "route") and isinstance(value, dict):
+                out[key] = transition(value)  # `{target, actions}` / `{guard, actions}`: a transition
             elif key == "invoke":
                 items = value if isinstance(value, list) else [value]
                 encoded = [self.invoke(item, node_id, index) for index, item in enumerate(items)]

@@ -7,8 +7,10 @@ XState would compute, so nothing may treat them as the value.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
+
+from statekit.model.core import Action, EnqueueBranch, Guard, MachineModel, StateNode
 
 MARKERS = ("$ref", "$expr")
 
@@ -32,3 +34,76 @@ def unresolved_marker(value: Any, depth: int = 0) -> str | None:
             if found is not None:
                 return found
     return None
+
+
+def unresolved_values(model: MachineModel) -> Iterator[tuple[str, str]]:
+    """`(config path, source)` of every unresolved value the engine would use."""
+    if model.context is not None:
+        found = unresolved_marker(model.context)
+        if found is not None:
+            yield "context", found
+    for node in model.root.walk():
+        yield from _in_node(node)
+
+
+def unresolved_state(node: StateNode) -> str | None:
+    """The source of a state config the reader could not evaluate (`states: {a: makeState()}`)."""
+    for marker in MARKERS:
+        value = node.extra.get(marker)
+        if isinstance(value, str) and not node.children and not node.transitions:
+            return value
+    return None
+
+
+def _in_node(node: StateNode) -> Iterator[tuple[str, str]]:
+    base = ".".join(f"states.{key}" for key in node.path)
+    prefix = f"{base}." if base else ""
+    state_source = unresolved_state(node)
+    if state_source is not None:
+        yield base, state_source
+    if node.has_output:
+        found = unresolved_marker(node.output)
+        if found is not None:
+            yield f"{prefix}output", found
+    for index, invoke in enumerate(node.invoke):
+        found = unresolved_marker(invoke.input) if invoke.has_input else None
+        if found is not None:
+            yield f"{prefix}invoke[{index}].input", found
+    for field_name, actions in (("entry", node.entry), ("exit", node.exit), ("initial.actions", node.initial_actions)):
+        for index, action in enumerate(actions):
+            yield from _in_action(action, f"{prefix}{field_name}[{index}]")
+    for transition in node.transitions:
+        where = f"{prefix}{transition.kind}.{transition.event}" if transition.event else f"{prefix}{transition.kind}"
+        if transition.guard is not None:
+            yield from _in_guard(transition.guard, f"{where}.guard")
+        for index, action in enumerate(transition.actions):
+            yield from _in_action(action, f"{where}.actions[{index}]")
+
+
+def _in_action(action: Action, where: str) -> Iterator[tuple[str, str]]:
+    for value in (action.params, *action.fields.values()):
+        found = unresolved_marker(value)
+        if found is not None:
+            yield where, found
+            return
+    for index, item in enumerate(action.enqueued):
+        yield from _in_enqueued(item, f"{where}.actions[{index}]")
+
+
+def _in_enqueued(item: Action | EnqueueBranch, where: str) -> Iterator[tuple[str, str]]:
+    if isinstance(item, Action):
+        yield from _in_action(item, where)
+        return
+    yield from _in_guard(item.guard, f"{where}.if")
+    for index, then in enumerate(item.then):
+        yield from _in_enqueued(then, f"{where}.then[{index}]")
+    for index, otherwise in enumerate(item.otherwise):
+        yield from _in_enqueued(otherwise, f"{where}.else[{index}]")
+
+
+def _in_guard(guard: Guard, where: str) -> Iterator[tuple[str, str]]:
+    found = unresolved_marker(guard.params)
+    if found is not None:
+        yield where, found
+    for operand in guard.guards:
+        yield from _in_guard(operand, where)

@@ -30,6 +30,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from statekit.extract.captures import _declared_between
 from statekit.extract.syntax import FUNCTION_TYPES, parse, text
 from statekit.extract.values import Evaluator
 
@@ -40,6 +41,7 @@ _LIBRARY_MODULES = re.compile(r"^(\.\./src(/.*)?|xstate(/.*)?)$")
 _TYPE_NODES = frozenset({"type_annotation", "type_arguments", "type_parameters", "omitting_type_annotation",
                          "opting_type_annotation"})
 _UNWRAP_NODES = frozenset({"as_expression", "satisfies_expression", "non_null_expression"})
+_NONDETERMINISTIC = re.compile(r"\bMath\.random\b|\bDate\.now\b|\bnew Date\(\)")
 _DROP_STATEMENTS = frozenset({"interface_declaration", "type_alias_declaration"})
 
 
@@ -212,6 +214,8 @@ class TestFile:
             if depth > 20:
                 return False
             for name, at in _free_names(node):
+                if _declared_between(self.evaluator, at, node, name):
+                    continue  # a parameter or local of a function inside the machine
                 binding = self.evaluator.binding(name, at)
                 if binding is None:
                     continue
@@ -352,8 +356,8 @@ def harvest(path: Path) -> list[dict[str, Any]]:
     for title, body in test_file.tests():
         for index, run in enumerate(test_file.cases(_body(body))):
             source = test_file.case_source(run["machine"])
-            if source is None:
-                continue
+            if source is None or _NONDETERMINISTIC.search(source):
+                continue  # not expressible here, or random: no single trace to compare
             base = f"xstate_{_slug(stem)}__{_slug(title.split(' > ')[-1])}"
             name = base if index == 0 else f"{base}_{index + 1}"
             while name in names:
