@@ -108,7 +108,7 @@ class Node:
 #: XState's route transitions (`route: {...}` on a state with an id): the event and the built-in
 #: guard `event.to === '#id'` (an inline function in XState; `Guard.state` holds the `#id`).
 ROUTE_EVENT = "xstate.route"
-ROUTE_GUARD = "xstate.routeMatches"
+ROUTE_GUARD = "(route matches)"
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -303,7 +303,9 @@ class Machine:
                 continue
             config = route if isinstance(route, dict) else {}
             where = f"{node.id}.route"
-            matches = Guard(type=ROUTE_GUARD, state=f"#{node.model.explicit_id}")
+            route_id = f"#{node.model.explicit_id}"
+            # `code` marks it inline, as XState's guard is (errors then name no guard).
+            matches = Guard(type=ROUTE_GUARD, state=route_id, code=f"({{ event }}) => event.to === '{route_id}'")
             user_guard = config.get("guard")
             guard = matches if user_guard is None else Guard(
                 type="xstate.and", guards=(matches, parse_guard(user_guard, f"{where}.guard")))

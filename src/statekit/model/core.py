@@ -29,6 +29,7 @@ BuiltinActionType = Literal[
 BuiltinEventType = Literal[
     "xstate.init", "xstate.stop", "xstate.after.", "xstate.done.state.", "xstate.done.actor.",
     "xstate.done.actor", "xstate.error.actor.", "xstate.error.actor", "xstate.snapshot.", "xstate.snapshot",
+    "xstate.route",
 ]
 #: What every built-in name starts with; `xstate.invoke.` begins the ids XState gives inline actors.
 XSTATE_PREFIX: Final = "xstate."
