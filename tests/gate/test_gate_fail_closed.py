@@ -210,3 +210,46 @@ async def test_http_without_session_handle_or_principal_shares_nothing() -> None
             # The always-visible tool still runs; it just has no workflow to show.
             shown = await second.call_tool("get_invoice", {})
             assert not shown.is_error
+
+
+STATELESS_SERVER = """
+import sys
+sys.path.insert(0, {tests!r})
+from typing import Any
+import uvicorn
+from mcp.server.lowlevel.server import Server
+from gate_workflows import INVOICE
+from statekit.gate import Gate, GateCall
+
+server = Server("stateless")
+gate = Gate(INVOICE, shared_fallback={shared!r})
+
+@gate.tool(description="Submit.", bind="draft", on_success="SUBMIT")
+async def submit_invoice(arguments: dict[str, Any], call: GateCall) -> str:
+    return "submitted"
+
+gate.install(server)
+port = int(sys.argv[sys.argv.index("--port") + 1])
+uvicorn.run(server.streamable_http_app(stateless_http=True), host="127.0.0.1", port=port,
+            log_level="warning")
+"""
+
+
+@pytest.mark.parametrize("shared", [False, True])
+async def test_stateless_legacy_http_refuses_unless_the_author_shares(
+    tmp_path: Path, shared: bool
+) -> None:
+    script = tmp_path / "stateless.py"
+    script.write_text(STATELESS_SERVER.format(tests=str(Path(__file__).parent), shared=shared))
+    with http_server(script) as url:
+        async with Client(url, mode="legacy") as first, Client(url, mode="legacy") as second:
+            result = await first.call_tool("submit_invoice", {})
+            if not shared:
+                assert result.structured_content is not None
+                assert result.structured_content["code"] == "NO_WORKFLOW_KEY"
+                return
+            assert not result.is_error
+            # Asked for explicitly: every keyless client shares the one workflow.
+            refused = await second.call_tool("submit_invoice", {})
+            assert refused.structured_content is not None
+            assert refused.structured_content["code"] == "FORBIDDEN"
