@@ -283,3 +283,20 @@ async def test_a_timer_falling_due_mid_call_does_not_void_the_call() -> None:
         release.set()
         assert not (await approving).is_error
     assert (await gate.snapshot_of(key=_server_key())).value == "approved"
+
+
+async def test_a_timer_fired_by_the_sweeper_reaches_modern_listen_streams() -> None:
+    clock = Clock()
+    server, gate = review_server(MemoryStore(), clock)
+    async with (
+        Client(server, mode="2026-07-28") as client,
+        client.listen(tools_list_changed=True) as events,
+    ):
+        iterator = aiter(events)
+        await client.call_tool("submit", {})
+        async with asyncio.timeout(10):
+            assert type(await anext(iterator)).__name__ == "ToolsListChanged"
+        clock.now += 49 * HOUR
+        assert await gate.fire_due_timers() == 1
+        async with asyncio.timeout(10):
+            assert type(await anext(iterator)).__name__ == "ToolsListChanged"

@@ -266,6 +266,7 @@ class Gate:
         #: Set while the bindings do not match what the server lists; every gated call is refused.
         self._config_problem: str | None = None
         self._bindings_checked = False
+        self._listed_names: set[str] = set()
         self._warned_no_key = False
         #: The other gates on the same server (composition: each filters the others' names).
         self._group: list[Gate] = [self]
@@ -579,11 +580,14 @@ class Gate:
         """Compare the bindings with the names the server lists; returns the problem, if any.
 
         Bound names the server never lists would gate nothing (a typo leaves the real tool
-        ungated), so until every one of them is listed, every gated call is refused.
+        ungated), so until every one of them is listed, every gated call is refused. Names
+        accumulate over listings, so a server that hides some tools from some callers is
+        checked once every bound name has been listed to someone.
         """
         if self._bindings_checked:
             return None
-        names = set(listed) | set(self._tools)
+        self._listed_names.update(listed)
+        names = self._listed_names | set(self._tools)
         missing = sorted(name for name in self._bindings if name not in names)
         if not missing:
             self._bindings_checked = True
