@@ -255,6 +255,12 @@ class JsSandbox:
         self._enqueue: Any = None
         #: The thread the context lives on: a thread id, or _ON_WORKER; None before the first call.
         self._owner: int | None = None
+        #: The last `{context, event}` sent and its JSON: the guards of one event's candidates
+        #: (and the actions of one microstep) usually see the same two objects, which the
+        #: engine never changes in place (an assign makes a new context), so they are encoded
+        #: once. The objects are held, so their identity cannot be reused meanwhile.
+        self._last_args: tuple[Any, Any, str] | None = None
+        self._params_cache: dict[int, tuple[Any, str]] = {}
 
     def define(self, constants: Mapping[str, Any], unavailable: Mapping[str, str] | None = None) -> None:
         """Add module-scope constants (and names that cannot be carried) before the first call."""
@@ -309,9 +315,8 @@ class JsSandbox:
             raise EngineError(f"inline code{_at(where)} is longer than {MAX_SOURCE_CHARS} characters")
         try:
             # allow_nan=False: NaN and Infinity are not JSON (JSON.parse would refuse them later).
-            args_json = json.dumps(args, ensure_ascii=False, allow_nan=False, default=_encode)
-            params_json = "undefined" if params is None or params is UNDEFINED else json.dumps(
-                params, ensure_ascii=False, allow_nan=False, default=_encode)
+            args_json = self._args_json(args)
+            params_json = "undefined" if params is None or params is UNDEFINED else self._params_json(params)
         except (TypeError, ValueError):
             raise EngineError(f"inline code{_at(where)} can only receive JSON data") from None
         marked = UNDEFINED_KEY in args_json or UNDEFINED_KEY in params_json
@@ -332,9 +337,36 @@ class JsSandbox:
             return UNDEFINED
         if not isinstance(result, str):
             raise EngineError(f"inline code{_at(where)} returned a value that is not JSON")
+        if result == "true":  # a guard's usual answers, without the JSON parser
+            return True
+        if result == "false":
+            return False
         if UNDEFINED_KEY in result:
             return json.loads(result, object_hook=_revive)
         return json.loads(result)
+
+    def _args_json(self, args: Mapping[str, Any]) -> str:
+        last = self._last_args
+        if len(args) == 2 and "context" in args and "event" in args:
+            context, event = args["context"], args["event"]
+            if last is not None and last[0] is context and last[1] is event:
+                return last[2]
+            encoded = _JSON.encode(args)
+            self._last_args = (context, event, encoded)
+            return encoded
+        return _JSON.encode(args)
+
+    def _params_json(self, params: Any) -> str:
+        """Params are mostly the machine's own data (`{type, params}` in the config), sent again
+        and again: their JSON is kept per object (held, so its identity stays unique)."""
+        cached = self._params_cache.get(id(params))
+        if cached is not None and cached[0] is params:
+            return cached[1]
+        encoded = _JSON.encode(params)
+        if len(self._params_cache) >= _MAX_CACHED_PARAMS:
+            self._params_cache.clear()
+        self._params_cache[id(params)] = (params, encoded)
+        return encoded
 
     def evaluate(self, code: str, args: Mapping[str, Any], params: Any, *, where: str = "",
                  actor_args: bool = False) -> Any:
@@ -370,10 +402,19 @@ def _on_js_thread() -> bool:
     return threading.current_thread().name.startswith("statekit-js")
 
 
+#: One encoder for every call (json.dumps with options builds a new one each time).
+#: allow_nan=False: NaN and Infinity are not JSON (JSON.parse would refuse them later).
+_JSON: json.JSONEncoder  # set below, once `_encode` exists
+_MAX_CACHED_PARAMS = 256
+
+
 def _encode(value: Any) -> Any:
     if value is UNDEFINED:
         return {UNDEFINED_KEY: 0}
     raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=_encode)
 
 
 def _revive(item: dict[str, Any]) -> Any:
