@@ -271,6 +271,22 @@ def test_refused_cases_fail_closed(name: str) -> None:
     assert any(REFUSED[name] in str(error) for error in errors), steps
 
 
+#: What validate_machine says of every machine; none of these is about faithful simulation.
+_ROUTINE_CODES = frozenset({"action_not_implemented", "guard_not_implemented", "actor_not_implemented",
+                            "delay_not_implemented", "unreachable_state"})
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_validate_machine_warns_where_simulation_is_refused(name: str) -> None:
+    """Wherever simulate would stop because it cannot be faithful, validate_machine says so first."""
+    try:
+        result = tools.call("validate_machine", {"machine": _source(name), "format": "xstate-ts"})
+    except ToolError as error:  # the reader itself refuses the machine
+        assert error.code == "invalid_input"
+        return
+    assert {issue["code"] for issue in result["issues"]} - _ROUTINE_CODES, result
+
+
 @pytest.mark.parametrize("name", [_case_param(name) for name in MATCHED_NAMES])
 def test_inline_case_matches_xstate(name: str, xstate_traces: dict[str, list[dict[str, Any]]]) -> None:
     report = _trace_report(name, xstate_traces[name], statekit_trace(name))

@@ -18,13 +18,13 @@ from statekit.errors import EngineError
 from statekit.model.core import Action, EnqueueBranch
 from statekit.model.inline import JS_MARKER
 from statekit.model.parse import parse_action
+from statekit.model.unresolved import UNREAD_ACTION
 
 if TYPE_CHECKING:
     from statekit.engine.snapshot import ChildRef, Snapshot
 
 Event = Mapping[str, Any]
-#: The type the XState source reader gives an action it kept as an unevaluated expression.
-UNREAD_EXPRESSION = "(expression)"
+UNREAD_EXPRESSION = UNREAD_ACTION
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ XState would compute, so nothing may treat them as the value.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -80,7 +81,14 @@ def _in_node(node: StateNode) -> Iterator[tuple[str, str]]:
             yield from _in_action(action, f"{where}.actions[{index}]")
 
 
+#: The type the XState source reader gives an action it kept as an unevaluated expression.
+UNREAD_ACTION = "(expression)"
+
+
 def _in_action(action: Action, where: str) -> Iterator[tuple[str, str]]:
+    if action.type == UNREAD_ACTION and action.code is not None:
+        yield where, action.code
+        return
     for value in (action.params, *action.fields.values()):
         found = unresolved_marker(value)
         if found is not None:
@@ -107,3 +115,49 @@ def _in_guard(guard: Guard, where: str) -> Iterator[tuple[str, str]]:
         yield where, found
     for operand in guard.guards:
         yield from _in_guard(operand, where)
+
+
+_ACTOR_NAMES = re.compile(r"\b(spawn|self|system)\b")
+
+
+def actor_references(model: MachineModel) -> Iterator[tuple[str, str]]:
+    """`(config path, name)` where inline code other than a guard takes the running actor
+    (`({ spawn }) => ...`, `self`, `system`), which a pure simulation does not have."""
+    for path, code in _inline_code(model.context, "context"):
+        yield from _actor_names(path, code)
+    for node in model.root.walk():
+        base = ".".join(f"states.{key}" for key in node.path)
+        prefix = f"{base}." if base else ""
+        if node.has_output:
+            for path, code in _inline_code(node.output, f"{prefix}output"):
+                yield from _actor_names(path, code)
+        for index, invoke in enumerate(node.invoke):
+            for path, code in _inline_code(invoke.input, f"{prefix}invoke[{index}].input"):
+                yield from _actor_names(path, code)
+        groups = [("entry", node.entry), ("exit", node.exit)]
+        groups.extend((f"{t.kind}.{t.event}" if t.event else t.kind, t.actions) for t in node.transitions)
+        for name, actions in groups:
+            for index, action in enumerate(actions):
+                for path, code in _inline_code(dict(action.fields), f"{prefix}{name}[{index}]"):
+                    yield from _actor_names(path, code)
+
+
+def _inline_code(value: Any, where: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, Mapping):
+        code = value.get("$js")
+        if len(value) == 1 and isinstance(code, str):
+            yield where, code
+            return
+        for key, item in value.items():
+            yield from _inline_code(item, f"{where}.{key}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _inline_code(item, f"{where}[{index}]")
+
+
+def _actor_names(path: str, code: str) -> Iterator[tuple[str, str]]:
+    # The parameters: before `=>` of an arrow function, else up to the first `)`.
+    head = code.split("=>", 1)[0] if "=>" in code else code.split(")", 1)[0]
+    match = _ACTOR_NAMES.search(head) if "{" in head else None
+    if match is not None:
+        yield path, match.group(1)
