@@ -266,7 +266,7 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
     assert_no_traceback(result)
 
 
-@pytest.mark.skipif(shutil.which("statekit") is None, reason="the statekit console script is not installed")
+@pytest.mark.needs(shutil.which("statekit"), "the statekit console script", "pip install -e '.[server]'")
 def test_console_script_entry_point() -> None:
     script = shutil.which("statekit")
     assert script is not None

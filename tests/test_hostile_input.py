@@ -474,7 +474,6 @@ HOSTILE_JS = {
 
 @pytest.mark.parametrize("code", list(HOSTILE_JS.values()), ids=list(HOSTILE_JS))
 def test_hostile_inline_javascript_ends_in_an_error_step(code: str) -> None:
-    pytest.importorskip("quickjs")
     machine = {"initial": "a", "context": {"v": 0}, "states": {"a": {"on": {
         "SET": {"actions": {"type": "xstate.assign", "assignment": {"v": {"$js": code}}}},
         "GO": {"target": "b", "guard": {"type": "g", "code": code}},
@@ -491,7 +490,6 @@ def test_hostile_inline_javascript_ends_in_an_error_step(code: str) -> None:
 
 
 def test_inline_javascript_state_does_not_leak_between_runs() -> None:
-    pytest.importorskip("quickjs")
     pollute = {"initial": "a", "context": {}, "states": {"a": {"on": {"GO": {"actions": {"type": "xstate.assign",
                "assignment": {"p": {"$js": "() => { Object.prototype.polluted = 'yes'; globalThis.leak = 1; return 1 }"}}}}}}}}
     read = {"initial": "a", "context": {}, "states": {"a": {"on": {"GO": {"actions": {"type": "xstate.assign",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -42,8 +41,7 @@ import corpus  # noqa: E402
 CASES = corpus.cases()
 NODE = shutil.which("node")
 HAVE_ORACLE = NODE is not None and (ORACLE / "node_modules" / "@xstate" / "graph").is_dir()
-needs_oracle = pytest.mark.skipif(not HAVE_ORACLE and not os.environ.get("CI"),
-                                  reason="tests/oracle/node_modules missing (cd tests/oracle && npm ci)")
+needs_oracle = pytest.mark.needs(HAVE_ORACLE, "node and @xstate/graph", "cd tests/oracle && npm ci")
 
 PLAYER = corpus.PLAYER
 
@@ -283,7 +281,8 @@ def test_output_is_a_copy() -> None:
 
 
 def test_output_matches_its_schema() -> None:
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema  # a dependency of the mcp SDK, so of every install
+
     from statekit.tools import get
 
     spec = get("generate_graph_paths")

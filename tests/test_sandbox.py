@@ -13,13 +13,12 @@ import threading
 from typing import Any
 
 import pytest
+import quickjs  # a dependency of the base install
 
 from statekit import tools
 from statekit.engine.evaluation import UNDEFINED
 from statekit.engine.sandbox import MAX_SOURCE_CHARS, JsSandbox
 from statekit.errors import EngineError
-
-quickjs = pytest.importorskip("quickjs")
 
 LOOP = "() => { while (true) {} }"
 ALLOCATE_FOREVER = "() => { const chunks = []; while (true) { chunks.push(new Array(100000).fill(chunks.length)); } }"

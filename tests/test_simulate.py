@@ -446,14 +446,12 @@ INLINE: dict[str, Any] = {
 
 
 def test_event_payloads_reach_context_through_an_inline_assign() -> None:
-    pytest.importorskip("quickjs")
     steps = simulate(INLINE, [{"type": "ADD", "amount": 4, "note": "first"}, {"type": "ADD", "amount": 9}, "FINISH"])["steps"]
     assert [s["context"] for s in steps[1:3]] == [{"total": 4, "last": "first"}, {"total": 13, "last": None}]
     assert steps[3]["value"] == "big" and steps[3]["status"] == "done"
 
 
 def test_inline_guards_are_evaluated_not_assumed() -> None:
-    pytest.importorskip("quickjs")
     result = simulate(INLINE, [{"type": "ADD", "amount": 1}, "FINISH"])
     assert result["steps"][-1]["value"] == "small"
     assert result["normalization"]["assumedGuards"] == []
@@ -463,7 +461,6 @@ def test_inline_guards_are_evaluated_not_assumed() -> None:
 
 
 def test_inline_code_sees_no_host() -> None:
-    pytest.importorskip("quickjs")
     probe = "() => [typeof require, typeof process, typeof fetch, typeof std, typeof os, typeof setTimeout].join(',')"
     machine = {"initial": "a", "context": {}, "states": {"a": {"on": {"GO": {"actions": {
         "type": "xstate.assign", "assignment": {"host": {"$js": probe}}}}}}}}

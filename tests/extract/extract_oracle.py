@@ -9,14 +9,13 @@ extracted config through the same TypeScript transpilation the node side applies
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import pytest
+from needs import require
 
 ORACLE_DIR = Path(__file__).resolve().parents[1] / "oracle" / "extract"
 CODE_KEYS = ("code", "$js")
@@ -30,10 +29,7 @@ def node_available() -> bool:
 
 def require_node() -> None:
     """Skip when the node side is not installed, except in CI where it must be."""
-    if not node_available():
-        if os.environ.get("CI"):
-            pytest.fail("tests/oracle/extract/node_modules is missing in CI (run npm ci there)")
-        pytest.skip("node or tests/oracle/extract/node_modules missing (npm ci in tests/oracle/extract)")
+    require(node_available(), "node and tests/oracle/extract/node_modules", "npm ci in tests/oracle/extract")
 
 
 def node_machine_configs(files: Iterable[Path]) -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -15,6 +14,7 @@ from format_strategies import any_machine_configs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from needs import missing
 from statekit import tools
 from statekit.errors import ToolError
 from statekit.formats import detect_format, read_any, write_format
@@ -29,10 +29,7 @@ VALIDATORS = Path(__file__).parent / "validators"
 def run_validator(script: str, texts: list[str], package: str) -> list[dict[str, Any]]:
     """`{ok, error}` per text from a node validator; skipped locally (never in CI) when absent."""
     if not (VALIDATORS / "node_modules" / package).is_dir() or shutil.which("node") is None:
-        reason = f"tests/formats/validators/node_modules/{package} is missing; run `npm ci` in tests/formats/validators"
-        if os.environ.get("CI"):
-            pytest.fail(f"the {package} validator is required in CI: {reason}")
-        pytest.skip(reason)
+        missing(f"node and the {package} validator", "npm ci in tests/formats/validators")
     with tempfile.TemporaryDirectory() as folder:
         paths = []
         for number, text in enumerate(texts):

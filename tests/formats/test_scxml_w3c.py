@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 from lxml import etree
 
+from needs import SHARED
 from statekit.formats import convert
 
-# shared/ lies beside the repository (in development and in CI alike).
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "w3c-scxml" / "ecma"
+CORPUS = SHARED / "data" / "w3c-scxml" / "ecma"
 FILES = sorted(CORPUS.glob("*.scxml")) if CORPUS.is_dir() else []
 SCHEMA = etree.XMLSchema(etree.parse(str(Path(__file__).resolve().parents[1] / "data" / "scxml-schema" / "scxml.xsd")))
 
@@ -159,20 +159,20 @@ def compare(path: Path) -> list[str]:
     return problems
 
 
-@pytest.mark.skipif(not FILES, reason="the W3C corpus (shared/data/w3c-scxml) is not laid beside this clone")
+@pytest.mark.needs(FILES, "the W3C SCXML corpus", f"{CORPUS} is missing (shared/ beside the clone)")
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_w3c_document_survives_xstate_and_back(path: Path) -> None:
     assert compare(path) == []
 
 
-@pytest.mark.skipif(not FILES, reason="the W3C corpus (shared/data/w3c-scxml) is not laid beside this clone")
+@pytest.mark.needs(FILES, "the W3C SCXML corpus", f"{CORPUS} is missing (shared/ beside the clone)")
 def test_w3c_pass_figure_is_the_whole_corpus() -> None:
     passed = sum(1 for path in FILES if not compare(path))
     assert len(FILES) >= 200
     assert passed == len(FILES)
 
 
-@pytest.mark.skipif(not FILES, reason="the W3C corpus (shared/data/w3c-scxml) is not laid beside this clone")
+@pytest.mark.needs(FILES, "the W3C SCXML corpus", f"{CORPUS} is missing (shared/ beside the clone)")
 def test_written_w3c_documents_are_schema_valid_where_the_originals_are() -> None:
     checked = 0
     for path in FILES:

@@ -12,7 +12,6 @@ action counts) must be the same: a form XState reads differently (a string insid
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -35,8 +34,7 @@ from machine_strategies import machine_configs  # noqa: E402
 
 NODE = shutil.which("node")
 HAVE_XSTATE = NODE is not None and (ORACLE / "node_modules" / "xstate").is_dir()
-pytestmark = pytest.mark.skipif(not HAVE_XSTATE and not os.environ.get("CI"),
-                                reason="tests/oracle/node_modules missing (cd tests/oracle && npm ci)")
+pytestmark = pytest.mark.needs(HAVE_XSTATE, "node and xstate", "cd tests/oracle && npm ci")
 
 
 def xstate_reading(configs: list[Any]) -> list[dict[str, Any]]:

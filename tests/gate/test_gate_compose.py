@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import fastmcp  # a test dependency (pyproject [test])
 import mcp_types as types
 import pytest
 from gate_workflows import INVOICE
@@ -47,7 +48,6 @@ def lowlevel_server() -> Server[Any]:
 
 
 def fastmcp_server() -> Any:
-    fastmcp = pytest.importorskip("fastmcp")
     mcp = fastmcp.FastMCP("two-gates")
     for name in NAMES:
 

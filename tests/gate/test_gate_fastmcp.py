@@ -10,12 +10,12 @@ from typing import Any
 import mcp_types as types
 import pytest
 
+from needs import missing
+
 try:
     import fastmcp  # noqa: F401
 except ImportError:  # pragma: no cover - depends on the environment
-    if os.environ.get("CI"):
-        pytest.fail("fastmcp is required in CI (pip install -e '.[test]')")
-    pytest.skip("fastmcp is not installed (a test extra)", allow_module_level=True)
+    missing("fastmcp", "pip install -e '.[test]'")
 
 from fastmcp import Client as FastMCPClient
 from fastmcp import FastMCP

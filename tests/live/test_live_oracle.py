@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from needs import missing
 from statekit.gate.store import MemoryStore
 from statekit.live import LiveMachines
 
@@ -40,9 +40,7 @@ IMPLEMENTATIONS = _implementations()
 
 
 def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"the XState oracle is required in CI: {reason}")
-    pytest.skip(reason)
+    missing("the XState oracle", reason)
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import struct
 import zlib
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 from machines import HOSTILE_EVENT, HOSTILE_STATE, PLAYER, chain_machine
 
+from needs import require
 from statekit.model import parse_machine
 from statekit.render import (
     DrawOptions,
@@ -25,7 +25,7 @@ from statekit.render.dot import quote, rankdir
 from statekit.render.labels import delay_text, transition_label
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "render"
-needs_engine = pytest.mark.skipif(find_engine() is None, reason="no graphviz-pure or dot")
+needs_engine = pytest.mark.needs(find_engine(), "a layout engine (graphviz-pure or dot)", "pip install -e '.[render]'")
 
 
 def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
@@ -207,5 +207,4 @@ def test_no_engine_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_an_engine_is_installed_in_ci() -> None:
     """Locally the drawing tests skip without an engine; CI must have one (graphviz-pure)."""
-    if os.environ.get("CI") and find_engine() is None:
-        pytest.fail("no layout engine in CI: graphviz-pure must be installed with statekit")
+    require(find_engine(), "a layout engine", "pip install -e '.[render]' (graphviz-pure)")

@@ -28,7 +28,7 @@ def machine_file(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.skipif(find_engine() is None, reason="no graphviz-pure or dot")
+@pytest.mark.needs(find_engine(), "a layout engine (graphviz-pure or dot)", "pip install -e '.[render]'")
 def test_svg_png_dot(machine_file: Path, tmp_path: Path) -> None:
     assert run(str(machine_file), "-o", str(tmp_path / "a.svg"), "--direction", "right") == 0
     assert "<svg" in (tmp_path / "a.svg").read_text(encoding="utf-8")

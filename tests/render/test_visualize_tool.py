@@ -15,7 +15,7 @@ from statekit.render import find_engine
 from statekit.server.schema_check import SchemaCheck
 from statekit.tools import registry, visualize_tools
 
-needs_engine = pytest.mark.skipif(find_engine() is None, reason="no graphviz-pure or dot")
+needs_engine = pytest.mark.needs(find_engine(), "a layout engine (graphviz-pure or dot)", "pip install -e '.[render]'")
 
 
 @pytest.fixture

@@ -11,12 +11,12 @@ Without the package the suite skips locally and fails under CI=true.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from needs import require
 from statekit.scxml import UNDEFINED, Event, ScxmlSystem
 
 SUITE = Path(__file__).resolve().parent / "scion" / "node_modules" / "@scion-scxml" / "test-framework" / "test"
@@ -43,10 +43,7 @@ def _name(path: Path) -> str:
 
 
 def test_suite_is_present() -> None:
-    if not CASES:
-        if os.environ.get("CI"):
-            pytest.fail(f"SCION's test framework is required in CI: npm ci in {SUITE.parents[3]}")
-        pytest.skip("SCION's test framework is not installed (npm ci in tests/scxml/scion)")
+    require(CASES, "SCION's test framework", f"npm ci in {SUITE.parents[3]}")
     assert len(CASES) == 127
 
 

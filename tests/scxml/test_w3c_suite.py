@@ -7,8 +7,6 @@ Without the corpus the suite skips locally and fails under CI=true.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from w3c_corpus import (
     MANIFEST,
@@ -19,6 +17,8 @@ from w3c_corpus import (
     outcome,
     run_file,
 )
+
+from needs import require
 
 TESTS = automatic_tests()
 MANDATORY = [t for t in TESTS if t.mandatory]
@@ -33,10 +33,7 @@ OPTIONAL_UNSUPPORTED = {
 
 
 def test_corpus_is_present() -> None:
-    if not MANIFEST.is_file() or not MANDATORY:
-        if os.environ.get("CI"):
-            pytest.fail(f"the W3C SCXML corpus is required in CI: {MANIFEST} is missing")
-        pytest.skip(f"the W3C SCXML corpus is not at {MANIFEST.parent}")
+    require(MANIFEST.is_file() and MANDATORY, "the W3C SCXML corpus", f"{MANIFEST} is missing")
     # Every mandatory automatic test of the manifest is run (none silently left out).
     assert len(MANDATORY) == mandatory_count() == 159
 

@@ -13,12 +13,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from needs import SHARED
 from statekit.scxml import ScxmlSystem, Session
 
-# shared/ lies beside the repository (in development and in CI alike); a git worktree elsewhere
-# names it with STATEKIT_W3C_SCXML.
-ROOT = Path(os.environ.get("STATEKIT_W3C_SCXML")
-            or Path(__file__).resolve().parents[2].parent / "shared" / "data" / "w3c-scxml")
+# shared/ lies beside the repository (in development and in CI alike; see tests/needs.py);
+# STATEKIT_W3C_SCXML names another copy.
+ROOT = Path(os.environ.get("STATEKIT_W3C_SCXML") or SHARED / "data" / "w3c-scxml")
 MANIFEST = ROOT / "manifest.tsv"
 #: The tests that read files through `file:` (allowed under the test folder only): mandatory
 #: 216, 226, 239, 242, 276 (invoke src) and 552 (data src); optional 446, 557, 558 (data src).

@@ -40,7 +40,7 @@ def _blocks_tool(blocks: list[dict[str, Any]]) -> ToolSpec:
     )
 
 
-@pytest.mark.skipif(find_engine() is None, reason="no graphviz-pure or dot")
+@pytest.mark.needs(find_engine(), "a layout engine (graphviz-pure or dot)", "pip install -e '.[render]'")
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_images_become_native_content_blocks(mode: str) -> None:
     async with Client(create_server(tools=["visualize_machine"]), mode=mode) as client:
