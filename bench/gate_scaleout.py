@@ -101,7 +101,9 @@ def redis_server() -> Iterator[str]:
 
 
 @contextmanager
-def workers(redis_url: str, count: int, prefix: str, hold_ms: int) -> Iterator[str]:
+def workers(
+    redis_url: str, count: int, prefix: str, hold_ms: int, *, relay: bool = True
+) -> Iterator[str]:
     """`uvicorn --workers count` serving the scale-out app; yields its MCP URL."""
     port = free_port()
     env = {
@@ -109,6 +111,7 @@ def workers(redis_url: str, count: int, prefix: str, hold_ms: int) -> Iterator[s
         "STATEKIT_GATE_REDIS": redis_url,
         "STATEKIT_GATE_PREFIX": prefix,
         "STATEKIT_GATE_HOLD_MS": str(hold_ms),
+        "STATEKIT_GATE_NO_RELAY": "0" if relay else "1",
     }
     process = subprocess.Popen(
         [
@@ -265,7 +268,7 @@ async def run_load(
     return figures
 
 
-async def relay_check(url: str, principals: int) -> int:
+async def relay_check(url: str, principals: int, wait: float = 30.0) -> int:
     """Per principal: a listen stream, then `open_till` on other connections; count notified streams."""
 
     def as_user(user: str) -> Client:
@@ -286,8 +289,11 @@ async def relay_check(url: str, principals: int) -> int:
             iterator = aiter(events)
             result = await caller.call_tool("open_till", {})
             assert not result.is_error, result
-            async with asyncio.timeout(30):
-                event = await anext(iterator)
+            try:
+                async with asyncio.timeout(wait):
+                    event = await anext(iterator)
+            except TimeoutError:
+                return False
             return type(event).__name__ == "ToolsListChanged"
 
     for outcome in await asyncio.gather(*(one(i) for i in range(principals))):
@@ -307,6 +313,11 @@ def main() -> None:
     parser.add_argument("--hold-ms", type=int, default=500)
     parser.add_argument("--redis", help="an existing Redis URL (default: start redis-server)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="also run the relay check with the relay off (streams on other workers miss changes)",
+    )
     args = parser.parse_args()
 
     async def go(redis_url: str) -> dict[str, Any]:
@@ -322,7 +333,14 @@ def main() -> None:
                 redis_url=redis_url,
                 prefix=prefix,
             )
-        return {"workers": args.workers, "load_average": os.getloadavg(), **figures}
+        result = {"workers": args.workers, "load_average": os.getloadavg(), **figures}
+        if args.control:
+            control_prefix = f"control:{time.time_ns()}:"
+            with workers(redis_url, args.workers, control_prefix, args.hold_ms, relay=False) as url:
+                result["control_without_relay_streams_notified"] = await relay_check(
+                    url, args.principals, wait=5.0
+                )
+        return result
 
     if args.redis:
         figures = asyncio.run(go(args.redis))

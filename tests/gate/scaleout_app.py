@@ -29,6 +29,8 @@ from statekit.gate import (
 URL = os.environ.get("STATEKIT_GATE_REDIS", "redis://127.0.0.1:6379/0")
 PREFIX = os.environ.get("STATEKIT_GATE_PREFIX", "scaleout:")
 HOLD_MS = int(os.environ.get("STATEKIT_GATE_HOLD_MS", "300"))
+#: The control run of the bench: without the relay, a stream on another worker misses the change.
+RELAY = os.environ.get("STATEKIT_GATE_NO_RELAY") != "1"
 
 FLOW: dict[str, Any] = {
     "id": "flow",
@@ -95,7 +97,9 @@ def build() -> tuple[Server[Any], Gate]:
         TILL,
         store=RedisStore.from_url(URL, key_prefix=PREFIX),
         principal=principal,
-        list_changed_relay=RedisListChangedRelay.from_url(URL, channel=f"{PREFIX}changed"),
+        list_changed_relay=RedisListChangedRelay.from_url(URL, channel=f"{PREFIX}changed")
+        if RELAY
+        else None,
     )
 
     @till.tool(description="Open the till.", bind="closed", on_success="OPEN")
