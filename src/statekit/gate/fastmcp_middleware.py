@@ -131,10 +131,10 @@ class GateMiddleware(Middleware):
         context: MiddlewareContext[types.CallToolRequestParams],
         call_next: CallNext[types.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
-        from statekit.gate.gate import _Catalog, catalog_pass
+        from statekit.gate.gate import Catalog, catalog_pass
 
         params = context.message
-        if params.name not in self.gate._bindings:
+        if not self.gate.binds(params.name):
             return await call_next(context)
         ctx = request_context(context)
 
@@ -153,7 +153,7 @@ class GateMiddleware(Middleware):
             ctx,
             params.name,
             dict(params.arguments or {}),
-            _Catalog(catalog),
+            Catalog(catalog),
             run,
             FASTMCP_SURFACE,
         )
@@ -168,5 +168,5 @@ def install_on_fastmcp(gate: Gate, server: Any) -> None:
     if gate.mode == "session" and lowlevel.get_request_handler("subscriptions/listen") is None:
         # FastMCP 4.2 does not serve 2026-07-28 listen streams; the gate's keyed handler does.
         lowlevel.add_request_handler(
-            "subscriptions/listen", types.SubscriptionsListenRequestParams, gate._listen
+            "subscriptions/listen", types.SubscriptionsListenRequestParams, gate.listen_handler
         )

@@ -127,7 +127,7 @@ class _GateTool:
 
 
 @dataclass
-class _Catalog:
+class Catalog:
     """The names the caller can list (before any gate's state filter), fetched at most once per call."""
 
     fetch: Callable[[], Awaitable[list[str]]]
@@ -524,6 +524,15 @@ class Gate:
     def _is_initial(self, snapshot: Any) -> bool:
         return bool(snapshot.value == self._initial_snapshot.value)
 
+    @property
+    def listen_handler(self) -> KeyedListenHandler:
+        """The `subscriptions/listen` handler this gate (and the others on its server) publish to."""
+        return self._listen
+
+    def binds(self, tool_name: str) -> bool:
+        """True when this gate gates (or serves) `tool_name`."""
+        return tool_name in self._bindings
+
     def needs_handle(self, tool_name: str) -> bool:
         """Handle mode: True for the tools whose calls must carry the handle."""
         if self.mode != "handle" or tool_name in self._creators:
@@ -880,7 +889,7 @@ class Gate:
             return await self._inner_call(ctx, inner_params)
 
         return await self.guard(
-            ctx, name, arguments, _Catalog(lambda: self._catalog_names(ctx)), run, _SDK
+            ctx, name, arguments, Catalog(lambda: self._catalog_names(ctx)), run, _SDK
         )
 
     @staticmethod
@@ -898,7 +907,7 @@ class Gate:
         ctx: Any,
         name: str,
         arguments: dict[str, Any],
-        catalog: _Catalog,
+        catalog: Catalog,
         run: Callable[[GateCall, dict[str, Any]], Awaitable[Any]],
         surface: Surface,
     ) -> Any:
@@ -996,7 +1005,7 @@ class Gate:
         stripped: dict[str, Any],
         key: WorkflowKey,
         handle: str | None,
-        catalog: _Catalog,
+        catalog: Catalog,
         run: Callable[[GateCall, dict[str, Any]], Awaitable[Any]],
         surface: Surface,
     ) -> Any:
@@ -1028,7 +1037,7 @@ class Gate:
         key: WorkflowKey,
         handle: str | None,
         binding: Binding,
-        catalog: _Catalog,
+        catalog: Catalog,
         run: Callable[[GateCall, dict[str, Any]], Awaitable[Any]],
         surface: Surface,
     ) -> Any:
@@ -1242,7 +1251,7 @@ class Gate:
         arguments: dict[str, Any],
         stripped: dict[str, Any],
         binding: Binding,
-        catalog: _Catalog,
+        catalog: Catalog,
         run: Callable[[GateCall, dict[str, Any]], Awaitable[Any]],
         surface: Surface,
     ) -> Any:
@@ -1293,7 +1302,7 @@ class Gate:
 
     # ------------------------------------------------------------------ allowed tools, notifications
 
-    async def allowed_now(self, ctx: Any, snapshot: Any, catalog: _Catalog) -> list[str]:
+    async def allowed_now(self, ctx: Any, snapshot: Any, catalog: Catalog) -> list[str]:
         """The tools callable at `snapshot`: the caller's catalog, filtered by this gate and the others."""
         names = [name for name in await catalog.get() if self.is_visible(name, snapshot)]
         return await self._group_filter(ctx, names)
