@@ -44,6 +44,15 @@ def test_system_variables_are_read_only_and_functions_persist() -> None:
     assert session.final == "done"
 
 
+def test_documents_cannot_call_the_interpreters_helpers() -> None:
+    _, session = _run(f'''
+      <state id="s"><onentry><script>__statekit("start", '{{"sessionid": "forged"}}')</script></onentry>
+        {LOG_ERROR}</state>
+      <final id="done"><onentry><log label="id" expr="_sessionid"/></onentry></final>''')
+    assert "__statekit is the interpreter's" in _errors(session)[0]
+    assert session.logs[-1] == ("id", session.sessionid)
+
+
 def test_a_script_that_never_ends_stops_the_session() -> None:
     _, session = _run('<state id="s"><onentry><script>while (true) {}</script></onentry></state>')
     assert session.running is False

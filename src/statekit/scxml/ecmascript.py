@@ -14,6 +14,7 @@ survives the trip.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from statekit.engine.sandbox import (
     _js_thread,
     _main_thread_stack_is_large,
 )
+from statekit.scxml.content import XML_KEY
 from statekit.scxml.datamodel import (
     UNDEFINED,
     DatamodelLimitError,
@@ -39,8 +41,9 @@ from statekit.scxml.datamodel import (
     SystemVariables,
 )
 
-# One dispatcher global, `__statekit(op, a, b, c)`, non-writable, that closes over the real
-# helpers, so a document that rewrites JSON, eval or Set cannot change what the interpreter sees.
+# One dispatcher global, `__statekit(secret, op, a, b, c)`, non-writable, that closes over the
+# real helpers, so a document that rewrites JSON, eval or Set cannot change what the interpreter
+# sees; `__SECRET__` is replaced by a random token per context.
 _PRELUDE = r"""
 (function () {
   "use strict";
@@ -59,7 +62,130 @@ _PRELUDE = r"""
   const box = function (value) { return stringify({ v: value }); };
   // XML content crosses as {"__statekit_xml__": {tag, ns, attrs, children}} and becomes a small
   // read-mostly DOM here (Appendix B.2: XML content is a DOM); it goes back as the same marker.
+  // The DOM code (_DOM below) is compiled the first time XML arrives: most documents have none,
+  // and a session's context starts faster without it.
   const XML_KEY = "__statekit_xml__";
+  let revive = null;
+  // The reviver costs a call per value: only documents that carry XML pay it.
+  const parseData = function (json) {
+    if (json.indexOf(XML_KEY) < 0) return parse(json);
+    if (revive === null) throw new Error("statekit: the DOM was not loaded");
+    return parse(json, revive);
+  };
+  const unbox = function (json) { return parseData(json).v; };
+  // An expression is evaluated in brackets (so `{...}` is an object, not a block); a trailing
+  // `;` some documents write (`new Foo();`) is not part of it.
+  const trailing = /[\s;]+$/;
+  const expression = function (source) { return globalEval("(" + source.replace(trailing, "") + "\n)"); };
+  const readOnly = function (name, get) {
+    defineProperty(globalThis, name, {
+      get: get,
+      set: function () { throw new TypeError(name + " is a read-only system variable"); },
+      enumerable: false, configurable: false,
+    });
+  };
+  readOnly("_event", function () { return currentEvent; });
+  readOnly("_sessionid", function () { return sessionid; });
+  readOnly("_name", function () { return sessionName; });
+  readOnly("_ioprocessors", function () { return ioprocessors; });
+  defineProperty(globalThis, "In", {
+    value: function (id) { return configuration.has(id); }, writable: false, configurable: false,
+  });
+  const legalName = function (name, what) {
+    if (!identifier.test(name)) throw new SyntaxError(what + " '" + name + "' is not a legal variable name");
+  };
+  // Strict mode: assigning to an undeclared name throws instead of creating a global.
+  const assignTo = function (location, value) {
+    let assign = assigners[location];
+    if (assign === undefined) {
+      assign = new FunctionConstructor("__statekit_value", "'use strict'; (" + location + "\n) = __statekit_value;");
+      assigners[location] = assign;
+    }
+    assign(value);
+  };
+  const declare = function (name) {
+    legalName(name, "data id");
+    if (!(name in globalThis)) globalEval("var " + name + ";");
+  };
+  const ops = {
+    dom: function (source) {
+      if (revive === null) revive = new FunctionConstructor("hasOwn", "XML_KEY", source)(hasOwn, XML_KEY);
+      return null;
+    },
+    start: function (json) {
+      const system = parse(json);
+      sessionid = system.sessionid;
+      sessionName = system.name === null ? undefined : system.name;
+      ioprocessors = system.ioprocessors;
+      return null;
+    },
+    declare: function (name, source, valueJson) {
+      declare(name);
+      if (source !== null) globalThis[name] = expression(source);
+      else if (valueJson !== null) globalThis[name] = unbox(valueJson);
+      return null;
+    },
+    value: function (source) { return box(expression(source)); },
+    cond: function (source) { return !!expression(source); },
+    assign: function (location, source, valueJson) {
+      assignTo(location, source !== null ? expression(source) : unbox(valueJson));
+      return null;
+    },
+    script: function (source) { globalEval(source); return null; },
+    event: function (json) {
+      const e = parseData(json);
+      currentEvent = {
+        name: e.name, type: e.type, sendid: e.sendid, origin: e.origin,
+        origintype: e.origintype, invokeid: e.invokeid, data: e.data,
+      };
+      return null;
+    },
+    foreach: function (source, item, index) {
+      const collection = expression(source);
+      if (!isArray(collection)) throw new TypeError("foreach array '" + source + "' is not an array");
+      legalName(item, "foreach item");
+      if (index !== null) legalName(index, "foreach index");
+      declare(item);
+      if (index !== null) declare(index);
+      loops.push({ copy: collection.slice(), item: item, index: index });
+      return collection.length;
+    },
+    step: function (position) {
+      const loop = loops[loops.length - 1];
+      assignTo(loop.item, loop.copy[position]);
+      if (loop.index !== null) assignTo(loop.index, position);
+      return null;
+    },
+    end: function () { loops.pop(); return null; },
+    enter: function (id) { configuration.add(id); return null; },
+    exit: function (id) { configuration.delete(id); return null; },
+    variables: function (namesJson) {
+      const result = {};
+      for (const name of parse(namesJson)) {
+        if (!hasOwn.call(globalThis, name)) continue;
+        const value = globalThis[name];
+        if (typeof value !== "function") result[name] = value;
+      }
+      return box(result);
+    },
+  };
+  // Only the interpreter may call the dispatcher: it passes the session's secret, which lives
+  // in this closure alone (a document calling __statekit("start", ...) or ("enter", ...) could
+  // otherwise rewrite _sessionid or fake In()).
+  const secret = "__SECRET__";
+  defineProperty(globalThis, "__statekit", {
+    value: function (token, op, a, b, c) {
+      if (token !== secret) throw new TypeError("__statekit is the interpreter's, not the document's");
+      return ops[op](a, b, c);
+    },
+    writable: false, configurable: false,
+  });
+})();
+"""
+
+# The small DOM of XML content: the body of a function of (hasOwn, XML_KEY) returning the
+# JSON.parse reviver that turns the XML marker into a document.
+_DOM = r"""
   const textOf = function (node) {
     if (node.nodeType === 3) return node.data;
     let text = "";
@@ -111,107 +237,10 @@ _PRELUDE = r"""
   XmlDocument.prototype.getElementsByTagName = function (name) { return elementsByTagName(this, name, []); };
   Object.defineProperty(XmlDocument.prototype, "textContent", { get: function () { return null; } });
   XmlDocument.prototype.toJSON = function () { return this.documentElement.toJSON(); };
-  const revive = function (key, value) {
+  return function (key, value) {
     if (value !== null && typeof value === "object" && hasOwn.call(value, XML_KEY)) return new XmlDocument(value[XML_KEY]);
     return value;
   };
-  const unbox = function (json) { return parse(json, revive).v; };
-  // An expression is evaluated in brackets (so `{...}` is an object, not a block); a trailing
-  // `;` some documents write (`new Foo();`) is not part of it.
-  const trailing = /[\s;]+$/;
-  const expression = function (source) { return globalEval("(" + source.replace(trailing, "") + "\n)"); };
-  const readOnly = function (name, get) {
-    defineProperty(globalThis, name, {
-      get: get,
-      set: function () { throw new TypeError(name + " is a read-only system variable"); },
-      enumerable: false, configurable: false,
-    });
-  };
-  readOnly("_event", function () { return currentEvent; });
-  readOnly("_sessionid", function () { return sessionid; });
-  readOnly("_name", function () { return sessionName; });
-  readOnly("_ioprocessors", function () { return ioprocessors; });
-  defineProperty(globalThis, "In", {
-    value: function (id) { return configuration.has(id); }, writable: false, configurable: false,
-  });
-  const legalName = function (name, what) {
-    if (!identifier.test(name)) throw new SyntaxError(what + " '" + name + "' is not a legal variable name");
-  };
-  // Strict mode: assigning to an undeclared name throws instead of creating a global.
-  const assignTo = function (location, value) {
-    let assign = assigners[location];
-    if (assign === undefined) {
-      assign = new FunctionConstructor("__statekit_value", "'use strict'; (" + location + "\n) = __statekit_value;");
-      assigners[location] = assign;
-    }
-    assign(value);
-  };
-  const declare = function (name) {
-    legalName(name, "data id");
-    if (!(name in globalThis)) globalEval("var " + name + ";");
-  };
-  const ops = {
-    start: function (json) {
-      const system = parse(json);
-      sessionid = system.sessionid;
-      sessionName = system.name === null ? undefined : system.name;
-      ioprocessors = system.ioprocessors;
-      return null;
-    },
-    declare: function (name, source, valueJson) {
-      declare(name);
-      if (source !== null) globalThis[name] = expression(source);
-      else if (valueJson !== null) globalThis[name] = unbox(valueJson);
-      return null;
-    },
-    value: function (source) { return box(expression(source)); },
-    cond: function (source) { return !!expression(source); },
-    assign: function (location, source, valueJson) {
-      assignTo(location, source !== null ? expression(source) : unbox(valueJson));
-      return null;
-    },
-    script: function (source) { globalEval(source); return null; },
-    event: function (json) {
-      const e = parse(json, revive);
-      currentEvent = {
-        name: e.name, type: e.type, sendid: e.sendid, origin: e.origin,
-        origintype: e.origintype, invokeid: e.invokeid, data: e.data,
-      };
-      return null;
-    },
-    foreach: function (source, item, index) {
-      const collection = expression(source);
-      if (!isArray(collection)) throw new TypeError("foreach array '" + source + "' is not an array");
-      legalName(item, "foreach item");
-      if (index !== null) legalName(index, "foreach index");
-      declare(item);
-      if (index !== null) declare(index);
-      loops.push({ copy: collection.slice(), item: item, index: index });
-      return collection.length;
-    },
-    step: function (position) {
-      const loop = loops[loops.length - 1];
-      assignTo(loop.item, loop.copy[position]);
-      if (loop.index !== null) assignTo(loop.index, position);
-      return null;
-    },
-    end: function () { loops.pop(); return null; },
-    enter: function (id) { configuration.add(id); return null; },
-    exit: function (id) { configuration.delete(id); return null; },
-    variables: function (namesJson) {
-      const result = {};
-      for (const name of parse(namesJson)) {
-        if (!hasOwn.call(globalThis, name)) continue;
-        const value = globalThis[name];
-        if (typeof value !== "function") result[name] = value;
-      }
-      return box(result);
-    },
-  };
-  defineProperty(globalThis, "__statekit", {
-    value: function (op, a, b, c) { return ops[op](a, b, c); }, writable: false, configurable: false,
-  });
-})();
 """
 
 class EcmascriptDatamodel:
@@ -226,10 +255,12 @@ class EcmascriptDatamodel:
         self._spent = 0.0
         self._context: Any = None
         self._dispatch: Any = None
+        self._secret = ""
         self._owner: int | None = None
         self._declared: list[str] = []
         self._broken: str | None = None
         self._closed = False
+        self._dom_loaded = False
 
     # -- the QuickJS context, on the thread that owns it -------------------------------------
     def _create(self) -> None:
@@ -241,7 +272,8 @@ class EcmascriptDatamodel:
         context.set_memory_limit(self.memory_limit)
         context.set_max_stack_size(self.stack_limit)
         context.set_time_limit(self.time_limit)
-        context.eval(_PRELUDE)
+        self._secret = secrets.token_hex(16)
+        context.eval(_PRELUDE.replace("__SECRET__", self._secret))
         self._context = context
         self._dispatch = context.get("__statekit")
 
@@ -252,7 +284,7 @@ class EcmascriptDatamodel:
             raise DatamodelLimitError(f"the session's ECMAScript used up its {self.total_time_limit:g} s budget")
         started = time.monotonic()
         try:
-            return self._dispatch(op, a, b, c)
+            return self._dispatch(self._secret, op, a, b, c)
         except Exception as error:  # quickjs.JSException, quickjs.StackOverflow
             text = _describe(error)
             if _is_fatal(error):
@@ -264,6 +296,9 @@ class EcmascriptDatamodel:
             self._spent += time.monotonic() - started
 
     def _call(self, op: str, a: Any = None, b: Any = None, c: Any = None) -> Any:
+        if not self._dom_loaded and any(isinstance(x, str) and XML_KEY in x for x in (a, b, c)):
+            self._dom_loaded = True
+            self._call("dom", _DOM)
         if self._closed:
             raise DatamodelLimitError("the session's ECMAScript datamodel was closed")
         if self._broken is not None:
