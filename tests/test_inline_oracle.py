@@ -360,7 +360,7 @@ def test_simulate_machine_on_the_source_matches_xstate(
     throws, the simulation ends with an error step for that event."""
     source = _source(name)
     header = _case_header(name)
-    arguments: dict[str, Any] = {"machine": source, "format": "xstate-ts", "events": header.get("events", [])}
+    arguments: dict[str, Any] = {"machine": source, "events": header.get("events", [])}
     if "input" in header:
         arguments["input"] = header["input"]
     expected = xstate_traces[name]

@@ -12,8 +12,8 @@ from machines import PLAYER, chain_machine
 from statekit import tools
 from statekit.errors import ToolError
 from statekit.render import find_engine
-from statekit.server.schema_check import SchemaCheck
 from statekit.tools import registry, visualize_tools
+from statekit.tools.schema_check import SchemaCheck
 
 needs_engine = pytest.mark.needs(find_engine(), "a layout engine (graphviz-pure or dot)", "pip install -e '.[render]'")
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from statekit.server.observer import build_event, deliver, trace_context
-from statekit.server.schema_check import SchemaCheck, check_schema
+from statekit.tools.schema_check import SchemaCheck, check_schema
 
 SECRET = "SECRET-VALUE-77"
 

@@ -18,8 +18,8 @@ from server_test_support import EventLog, serving
 from statekit.server import create_server
 from statekit.server.access import AccessPolicy, default_allowed_hosts
 from statekit.server.http_app import build_http_app
-from statekit.server.schema_check import check_schema
 from statekit.tools import registry
+from statekit.tools.schema_check import check_schema
 
 PLAYER = {
     "id": "player",

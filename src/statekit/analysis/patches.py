@@ -29,6 +29,7 @@ from statekit.analysis.draft import (
 )
 from statekit.analysis.patch_catalog import (
     SCHEMA_OPERATIONS,
+    Operation,
     check_fields,
     did_you_mean,
     lookup_operation,
@@ -104,15 +105,22 @@ def apply_to_draft(draft: Draft, patches: Any) -> None:
         apply_one(draft, patch, f"patches[{index}]")
 
 
-def apply_one(draft: Draft, patch: Any, where: str = "patch") -> None:
-    """Apply one patch to `draft` in place."""
+def check_patch(patch: Any, where: str = "patch") -> Operation:
+    """The operation of `patch` when its shape is right (an object, a known `op`, the operation's
+    fields with their JSON types), else `invalid_input` saying what is wrong; needs no machine."""
     if not isinstance(patch, Mapping):
         raise ToolError("invalid_input", f"{where}: a patch must be an object with `op`")
     if "op" not in patch:
         raise ToolError("invalid_input", f"{where}: a patch needs `op`, e.g. {{\"op\": \"createTransition\", ...}}")
     operation = lookup_operation(patch["op"], where)
+    check_fields(operation, dict(patch), f"{where} ({operation.name})")
+    return operation
+
+
+def apply_one(draft: Draft, patch: Any, where: str = "patch") -> None:
+    """Apply one patch to `draft` in place."""
+    operation = check_patch(patch, where)
     body = dict(patch)
-    check_fields(operation, body, f"{where} ({operation.name})")
     context = PatchContext(draft, f"{where} ({operation.name})")
     _HANDLERS[operation.name](context, body)
 

@@ -9,11 +9,13 @@ from statekit.errors import ToolError
 
 JSONObject = dict[str, Any]
 
-#: Project and machine ids: opaque, but never able to change a URL path or query.
 #: How statekit names itself to a resource API (a label; it carries no user or machine content).
 DEFAULT_CLIENT_ID: Final = "statekit/embedded"
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:~-]{0,199}$")
+#: Project and machine ids: opaque, but never able to change a URL path or query. The hosted
+#: tools' input schemas carry the same pattern, so every face refuses a bad id before any call.
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:~-]{0,199}$"
+_ID = re.compile(ID_PATTERN)
 
 
 def check_id(kind: str, value: Any) -> str:

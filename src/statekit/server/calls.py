@@ -1,8 +1,10 @@
-"""One tool call, end to end: limits, argument checks, the tool, result checks, MCP result, event.
+"""One MCP tool call: the registry's pipeline in a worker thread, its result as MCP content.
 
-The order matters: the size limit is checked before anything parses or validates the input,
-the argument schema before the tool runs, and the output schema before anything is returned.
-The work runs in a worker thread so a long analysis never stalls other requests.
+Every check (size limit, input schema, the tool, output schema) is the registry's
+`run_call`, the same pipeline the Python API and the CLI run, so the server accepts and refuses
+exactly what they do. What is the server's own: running the work in a worker thread (a long
+analysis never stalls other requests), turning the result into MCP content (the summary text,
+the native content blocks under `content_key`) and reporting the finished call to the observer.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import logging
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
@@ -21,7 +23,6 @@ from pydantic import TypeAdapter
 
 from statekit.errors import ToolError
 from statekit.server.observer import ToolCallObserver, build_event, deliver, trace_context
-from statekit.server.schema_check import SchemaCheck
 from statekit.tools import registry
 from statekit.tools.registry import JSONObject, ToolContext, ToolSpec
 
@@ -38,15 +39,9 @@ class ToolCaller:
     catalog: Mapping[str, ToolSpec]
     max_source_bytes: int
     observer: ToolCallObserver | None = None
-    #: The host's providers and adapters, handed to tools that take a context.
+    #: The host's providers and adapters, handed to tools that take a context
+    #: (None: the registry's default context, built from the environment).
     context: ToolContext | None = None
-    _input_checks: dict[str, SchemaCheck] = field(default_factory=dict, init=False)
-    _output_checks: dict[str, SchemaCheck] = field(default_factory=dict, init=False)
-
-    def __post_init__(self) -> None:
-        for name, spec in self.catalog.items():
-            self._input_checks[name] = SchemaCheck(spec.input_schema)
-            self._output_checks[name] = SchemaCheck(spec.output_schema)
 
     async def call(
         self, spec: ToolSpec, arguments: Mapping[str, Any] | None, meta: Mapping[str, Any] | None
@@ -80,23 +75,11 @@ class ToolCaller:
     def _run(
         self, spec: ToolSpec, arguments: Mapping[str, Any] | None
     ) -> tuple[JSONObject, str, list[types.ContentBlock]]:
-        if arguments is None:
-            arguments = {}
-        try:
-            registry.check_source_size(arguments, self.max_source_bytes)
-            violation = self._input_checks[spec.name].first_violation(arguments)
-        except RecursionError:
-            raise ToolError("input_too_large", "input nests too deeply to process") from None
-        if violation is not None:
-            raise ToolError(
-                "invalid_input",
-                f"invalid arguments for {spec.name}: {violation.describe()}",
-                {"path": violation.pointer, "keyword": violation.keyword},
-            )
-        structured = registry.call(spec.name, arguments, max_source_bytes=self.max_source_bytes,
-                                   context=self.context, size_checked=True)
+        context = self.context if self.context is not None else registry.default_context()
+        structured = registry.run_call(
+            spec, arguments, context, max_source_bytes=self.max_source_bytes
+        )
         blocks = self._take_content_blocks(spec, structured)
-        self._check_output(spec, structured)
         try:
             text = (
                 spec.summarize(structured)
@@ -109,9 +92,9 @@ class ToolCaller:
             ) from exc
         return structured, text, blocks
 
-    def _take_content_blocks(self, spec: ToolSpec, structured: Any) -> list[types.ContentBlock]:
+    def _take_content_blocks(self, spec: ToolSpec, structured: JSONObject) -> list[types.ContentBlock]:
         """Move the blocks under `spec.content_key` out of the result (they are not structured data)."""
-        if spec.content_key is None or not isinstance(structured, dict):
+        if spec.content_key is None:
             return []
         raw = structured.pop(spec.content_key, [])
         try:
@@ -120,25 +103,6 @@ class ToolCaller:
             raise ToolError(
                 "internal_error", f"{spec.name} returned content blocks that are not valid MCP content"
             ) from exc
-
-    def _check_output(self, spec: ToolSpec, structured: Any) -> None:
-        if not isinstance(structured, dict):
-            raise ToolError(
-                "internal_error", f"{spec.name} returned a result that is not a JSON object"
-            )
-        try:
-            violation = self._output_checks[spec.name].first_violation(structured)
-        except RecursionError:
-            raise ToolError(
-                "internal_error", f"{spec.name} returned a result that could not be checked"
-            ) from None
-        if violation is not None:
-            # Logged with location and rule only: the result may carry the caller's content.
-            logger.error("%s broke its output schema at %s", spec.name, violation.describe())
-            raise ToolError(
-                "internal_error",
-                f"{spec.name} returned a result that does not match its output schema",
-            )
 
 
 def compact_json(value: Any) -> str:

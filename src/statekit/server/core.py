@@ -19,7 +19,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from statekit import __version__
-from statekit.errors import ErrorCode, ToolError
+from statekit.errors import ErrorCode
 from statekit.hosted.provider import DEFAULT_CLIENT_ID
 from statekit.server.app_resource import install_app_resources
 from statekit.server.calls import ToolCaller, error_result
@@ -177,12 +177,8 @@ def _install_call_handler(
             return await caller.call(spec, params.arguments, params.meta)
         if previous is not None:
             return await previous.handler(ctx, params)
-        known = ", ".join(sorted(catalog)) or "(none)"
-        shown = params.name if len(params.name) <= 64 else params.name[:64] + "..."
         # Unknown names are not tool calls, so the observer is not told (the name is caller text).
-        return error_result(
-            ToolError("invalid_input", f"unknown tool {shown!r}; known tools: {known}")
-        )
+        return error_result(registry.unknown_tool(params.name, catalog))
 
     server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
 

@@ -14,15 +14,17 @@ from typing import Any
 import yaml
 
 from statekit.analysis.diff import SEMANTIC_CHANGES_VERSION, diff_models
-from statekit.analysis.patch_catalog import OPERATIONS, did_you_mean
-from statekit.analysis.patches import apply_patches
+from statekit.analysis.patch_catalog import OPERATIONS
+from statekit.analysis.patches import apply_patches, check_patch
 from statekit.analysis.patchgen import generate_patches
 from statekit.analysis.review import REVIEW_FILE_NAME, review
 from statekit.errors import ToolError
 from statekit.model import MachineModel
 from statekit.tools.files import read_source
+from statekit.tools.format_arguments import explain_format_refusal, writable_format_argument
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolSpec, register
+from statekit.tools.schema_check import SchemaViolation
 
 MACHINE_ARGUMENT: dict[str, Any] = {
     "description": "An XState v5 config object (or {\"machine\": config}), or JSON or YAML text of one.",
@@ -55,29 +57,34 @@ _DIFF_PART: dict[str, Any] = {
 
 
 def _load(arguments: dict[str, Any], name: str) -> MachineModel:
-    if name not in arguments:
-        raise ToolError("invalid_input", f"`{name}` is required")
     try:
         return load_model(arguments[name])
     except ToolError as error:
         raise ToolError(error.code, f"`{name}`: {error.message}", error.details) from None
 
 
-def _check_arguments(arguments: dict[str, Any], allowed: set[str], tool: str) -> None:
-    for name in arguments:
-        if name not in allowed:
-            raise ToolError("invalid_input", f"{tool} has no argument `{name}`{did_you_mean(name, allowed)}")
+def _explain_patch_refusal(arguments: dict[str, Any], violation: SchemaViolation) -> str | None:
+    """The patch checker's own words for a refusal under `patches` (it names the closest
+    valid operation or field, which a schema message cannot)."""
+    if not violation.pointer.startswith("/patches"):
+        return None
+    patches = arguments.get("patches")
+    if not isinstance(patches, list):
+        return "`patches` must be a list of patch objects"
+    for index, patch in enumerate(patches):
+        try:
+            check_patch(patch, f"patches[{index}]")
+        except ToolError as error:
+            return error.message
+    return None
 
 
 # --- diff_machines ----------------------------------------------------------------------------
 
 
 def _diff(arguments: dict[str, Any]) -> dict[str, Any]:
-    _check_arguments(arguments, {"before", "after", "includePatches"}, "diff_machines")
     before, after = _load(arguments, "before"), _load(arguments, "after")
     include = arguments.get("includePatches", False)
-    if not isinstance(include, bool):
-        raise ToolError("invalid_input", "`includePatches` must be true or false")
     diff = diff_models(before, after)
     result = diff.to_json()
     if include:
@@ -129,30 +136,30 @@ register(
 )
 
 
+_explain_to = explain_format_refusal(writable=("to",))
+
 # --- apply_machine_patches --------------------------------------------------------------------
 
 
-def write_document(model: MachineModel, to: Any) -> tuple[str, Any, list[Any]]:
+#: How `apply_machine_patches` has always named the two XState formats in its `format` field
+#: (the registry's aliases of `xstate` and `yaml`); every other format keeps its registry name.
+_RESULT_FORMAT_NAMES = {"xstate": "xstate-json", "yaml": "xstate-yaml"}
+
+
+def write_document(model: MachineModel, to: str | None) -> tuple[str, Any, list[Any]]:
     """`(format, document, warnings)` of `model` in the requested output format.
 
     The default is the XState config as a JSON object; any other name goes to the format
     registry (`xstate-yaml`, `scxml`, `xgraph`, `xstate-ts`, ...).
     """
-    if to is None:
-        to = "xstate"
-    if not isinstance(to, str):
-        raise ToolError("invalid_input", "`to` must be a format name such as 'xstate-json' or 'xstate-yaml'")
     from statekit.formats import write_format
 
-    name, content, warnings = write_format(model, to)
-    return {"xstate": "xstate-json", "yaml": "xstate-yaml"}.get(name, name), content, warnings
+    name, content, warnings = write_format(model, to or DEFAULT_OUTPUT_FORMAT)
+    return _RESULT_FORMAT_NAMES.get(name, name), content, warnings
 
 
 def _apply(arguments: dict[str, Any]) -> dict[str, Any]:
-    _check_arguments(arguments, {"machine", "patches", "to"}, "apply_machine_patches")
     before = _load(arguments, "machine")
-    if "patches" not in arguments:
-        raise ToolError("invalid_input", "`patches` is required")
     patches = arguments["patches"]
     after = apply_patches(before, patches)
     name, document, warnings = write_document(after, arguments.get("to"))
@@ -184,8 +191,9 @@ register(
             "properties": {
                 "machine": MACHINE_ARGUMENT,
                 "patches": PATCHES_ARGUMENT,
-                "to": {"type": "string", "default": DEFAULT_OUTPUT_FORMAT,
-                       "description": "Output format: xstate-json (a config object, the default) or xstate-yaml."},
+                "to": writable_format_argument(
+                    "Output format: xstate-json (a config object, the default), xstate-yaml, or any "
+                    "format convert_machine writes.", default=DEFAULT_OUTPUT_FORMAT),
             },
             "required": ["machine", "patches"],
             "additionalProperties": False,
@@ -203,6 +211,8 @@ register(
         },
         function=_apply,
         summarize=lambda result: str(result["behavioralSummary"]),
+        explain_refusal=lambda arguments, violation: (
+            _explain_patch_refusal(arguments, violation) or _explain_to(arguments, violation)),
     )
 )
 
@@ -211,10 +221,7 @@ register(
 
 
 def _review(arguments: dict[str, Any]) -> dict[str, Any]:
-    _check_arguments(arguments, {"original", "edited", "patches"}, "review_machine_implementation")
     original, edited = _load(arguments, "original"), _load(arguments, "edited")
-    if "patches" not in arguments:
-        raise ToolError("invalid_input", "`patches` is required (use [] to review an edit with no proposal)")
     return review(original, edited, arguments["patches"])
 
 
@@ -266,6 +273,7 @@ register(
         },
         function=_review,
         summarize=_review_summary,
+        explain_refusal=_explain_patch_refusal,
     )
 )
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from statekit.errors import ToolError
-from statekit.formats import convert, formats, readable_formats, writable_formats
+from statekit.formats import convert
+from statekit.tools.format_arguments import (
+    explain_format_refusal,
+    readable_format_argument,
+    writable_format_argument,
+)
 from statekit.tools.registry import ToolSpec, register
 
 WARNING_SCHEMA: dict[str, Any] = {
@@ -21,26 +25,8 @@ WARNING_SCHEMA: dict[str, Any] = {
 }
 
 
-def _format_names(names: list[str]) -> list[str]:
-    """Format names and their aliases, for the input schema's enums."""
-    known = formats()
-    result: list[str] = []
-    for name in names:
-        result.append(name)
-        result.extend(known[name].aliases)
-    return result
-
-
 def _convert(arguments: dict[str, Any]) -> dict[str, Any]:
-    if "machine" not in arguments:
-        raise ToolError("invalid_input", "`machine` is required")
-    target = arguments.get("to")
-    if not isinstance(target, str):
-        raise ToolError("invalid_input", f"`to` is required: one of {', '.join(writable_formats())}")
-    source_format = arguments.get("from")
-    if source_format is not None and not isinstance(source_format, str):
-        raise ToolError("invalid_input", "`from` must be a format name")
-    result = convert(arguments["machine"], target, source_format)
+    result = convert(arguments["machine"], arguments["to"], arguments.get("from"))
     return {
         "format": result["format"],
         "content": result["content"],
@@ -79,9 +65,8 @@ register(
                                    "XGraph or DigraphDef object or JSON text, or text of another registered format.",
                     "anyOf": [{"type": "object"}, {"type": "string"}],
                 },
-                "from": {"type": "string", "enum": _format_names(readable_formats()),
-                         "description": "The source format; detected when absent."},
-                "to": {"type": "string", "enum": _format_names(writable_formats()), "description": "The target format."},
+                "from": readable_format_argument("The source format; detected when absent."),
+                "to": writable_format_argument("The target format."),
             },
             "required": ["machine", "to"],
             "additionalProperties": False,
@@ -105,5 +90,6 @@ register(
         },
         function=_convert,
         summarize=_summary,
+        explain_refusal=explain_format_refusal(readable=("from",), writable=("to",)),
     )
 )

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from statekit.errors import ToolError
 from statekit.extract import extract_machines
 from statekit.tools.registry import ToolSpec, register
 
@@ -47,18 +46,10 @@ _MACHINE_SCHEMA: dict[str, Any] = {
 
 
 def _extract(arguments: dict[str, Any]) -> dict[str, Any]:
-    code = arguments.get("code")
-    if not isinstance(code, str):
-        raise ToolError("invalid_input", "`code` is required: JavaScript or TypeScript source text")
-    filename = arguments.get("filename")
-    if filename is not None and not isinstance(filename, str):
-        raise ToolError("invalid_input", "`filename` must be a string")
     version = arguments.get("xstateVersion")
-    if isinstance(version, str) and version.strip().lstrip("v").isdigit():
-        version = int(version.strip().lstrip("v"))
-    if version is not None and version not in (5, 6):
-        raise ToolError("invalid_input", "`xstateVersion` must be 5 or 6")
-    result = extract_machines(code, filename, version)
+    if isinstance(version, str):  # "5", "6", "v5", "v6" (the schema's spellings)
+        version = int(version.lstrip("v"))
+    result = extract_machines(arguments["code"], arguments.get("filename"), version)
     return {"machines": result["machines"], "errors": result["errors"]}
 
 

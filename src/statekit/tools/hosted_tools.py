@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from statekit.errors import ToolError
-from statekit.hosted.provider import check_id
+from statekit.hosted.provider import ResourceProvider
 from statekit.hosted.records import checked_machine
+from statekit.tools.arguments import ID_ARGUMENT
 from statekit.tools.registry import ToolAnnotations, ToolContext, ToolSpec, register
 
 OPEN_WORLD = ToolAnnotations(open_world=True)
@@ -17,7 +18,7 @@ _MACHINE_SUMMARY = {"type": "object", "properties": {"machineId": {"type": "stri
                     "required": ["machineId", "name"]}
 
 
-def _provider(context: ToolContext) -> Any:
+def _provider(context: ToolContext) -> ResourceProvider:
     if context.resource_provider is None:
         raise ToolError("capability_disabled", "no resource provider is configured on this deployment")
     return context.resource_provider
@@ -28,27 +29,24 @@ def _list_projects(arguments: dict[str, Any], context: ToolContext) -> dict[str,
 
 
 def _get_project(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return {"project": _provider(context).get_project(check_id("projectId", arguments.get("projectId")))}
+    return {"project": _provider(context).get_project(arguments["projectId"])}
 
 
 def _list_project_machines(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    project_id = check_id("projectId", arguments.get("projectId"))
-    return {"machines": _provider(context).list_project_machines(project_id)}
+    return {"machines": _provider(context).list_project_machines(arguments["projectId"])}
 
 
-def _read_machine(machine_id: Any, context: ToolContext) -> dict[str, Any]:
+def _read_machine(machine_id: str, context: ToolContext) -> dict[str, Any]:
     """The provider's machine, validated on read (a provider is a store statekit does not control)."""
-    checked_id = check_id("machineId", machine_id)
-    return checked_machine(_provider(context).get_machine(checked_id), checked_id)
+    return checked_machine(_provider(context).get_machine(machine_id), machine_id)
 
 
 def _get_machine(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return {"machine": _read_machine(arguments.get("machineId"), context)}
+    return {"machine": _read_machine(arguments["machineId"], context)}
 
 
 def _id_schema(name: str) -> dict[str, Any]:
-    return {"type": "object", "properties": {name: {"type": "string", "minLength": 1, "maxLength": 200}},
-            "required": [name], "additionalProperties": False}
+    return {"type": "object", "properties": {name: ID_ARGUMENT}, "required": [name], "additionalProperties": False}
 
 
 _NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
@@ -103,7 +101,7 @@ def _hosted_document(machine: dict[str, Any]) -> tuple[Any, str | None]:
 def _visualize_hosted(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     from statekit.tools.visualize_tools import visualize
 
-    document, _format = _hosted_document(_read_machine(arguments.get("machineId"), context))
+    document, _format = _hosted_document(_read_machine(arguments["machineId"], context))
     request: dict[str, Any] = {"machine": document}  # the format is detected (XGraph and DigraphDef are unmistakable)
     for key in ("direction", "parentNodeIds"):
         if key in arguments:
@@ -120,7 +118,7 @@ def _register_visualize_hosted() -> None:
         "Fetches one hosted machine (its public graph first, then an XGraph-shaped stored definition, then legacy "
         "DigraphDef) and renders it as visualize_machine does: PNGs per parent state plus the interactive app.",
         {"type": "object", "properties": {
-            "machineId": {"type": "string", "minLength": 1, "maxLength": 200},
+            "machineId": ID_ARGUMENT,
             "direction": visualize_tools.INPUT_SCHEMA["properties"]["direction"],
             "parentNodeIds": visualize_tools.INPUT_SCHEMA["properties"]["parentNodeIds"]},
          "required": ["machineId"], "additionalProperties": False},

@@ -17,8 +17,9 @@ from statekit.live import LiveMachines
 from statekit.live.service import DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS
 from statekit.live.session import MAX_ADVANCE_MS
 from statekit.live.stores import store_from_url
+from statekit.tools.arguments import MACHINE_ARGUMENT
 from statekit.tools.inputs import load_model_with_normalization
-from statekit.tools.machine_tools import MACHINE_ARGUMENT, STEP_SCHEMA, _source_implementations
+from statekit.tools.machine_tools import STEP_SCHEMA, _source_implementations
 from statekit.tools.registry import ToolAnnotations, ToolContext, ToolSpec, register
 
 _lock = threading.Lock()

@@ -15,15 +15,12 @@ from statekit.analysis.validate import (
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import Source, detect_format
 from statekit.model import parse_machine
+from statekit.tools.arguments import MACHINE_ARGUMENT
 from statekit.tools.inputs import load_machine_document, load_model, load_model_with_normalization
 from statekit.tools.registry import ToolSpec, register
 
 JSON_VALUE: dict[str, Any] = {}  # any JSON value
 
-MACHINE_ARGUMENT: dict[str, Any] = {
-    "description": "The machine: an XState v5 config object (or {\"machine\": config}), or JSON or YAML text of one.",
-    "anyOf": [{"type": "object"}, {"type": "string"}],
-}
 
 ISSUE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -41,8 +38,6 @@ _NAME_LIST: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
 
 
 def _validate(arguments: dict[str, Any]) -> dict[str, Any]:
-    if "machine" not in arguments:
-        raise ToolError("invalid_input", "`machine` is required")
     supplied = _supplied(arguments.get("implementations"))
     machine = Source.of(arguments["machine"])  # parsed once for detection and reading
     try:
@@ -67,18 +62,9 @@ def _validate(arguments: dict[str, Any]) -> dict[str, Any]:
     return summarize(validate_model(model, supplied))
 
 
-def _supplied(value: Any) -> SuppliedImplementations:
-    if value is None:
-        return SuppliedImplementations()
-    if not isinstance(value, dict):
-        raise ToolError("invalid_input", "`implementations` must be an object of name lists")
-    lists: dict[str, frozenset[str]] = {}
-    for key in ("guards", "actions", "delays", "actors"):
-        names = value.get(key, [])
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise ToolError("invalid_input", f"implementations.{key} must be a list of names")
-        lists[key] = frozenset(names)
-    return SuppliedImplementations(**lists)
+def _supplied(value: dict[str, list[str]] | None) -> SuppliedImplementations:
+    lists = value or {}
+    return SuppliedImplementations(**{key: frozenset(lists.get(key, [])) for key in ("guards", "actions", "delays", "actors")})
 
 
 def _validate_summary(result: dict[str, Any]) -> str:
@@ -140,16 +126,12 @@ register(
 
 
 def _simulate(arguments: dict[str, Any]) -> dict[str, Any]:
-    if "machine" not in arguments:
-        raise ToolError("invalid_input", "`machine` is required")
     if _is_scxml(arguments["machine"]):
         return _simulate_scxml(arguments)
     if arguments.get("runUntilIdle"):
         raise ToolError("invalid_input", "`runUntilIdle` applies to SCXML documents only")
-    events = normalize_events(arguments.get("events"))
+    events = normalize_events(arguments["events"])
     guards = arguments.get("guards")
-    if guards is not None and not isinstance(guards, dict):
-        raise ToolError("invalid_input", "`guards` must map guard names to true or false")
     model, read = load_model_with_normalization(arguments["machine"])
     result = simulate(model, events, arguments.get("input"), guards, _source_implementations(arguments["machine"], read))
     result["normalization"]["format"] = read["format"]

@@ -18,15 +18,12 @@ from statekit.analysis.paths import (
 )
 from statekit.analysis.simulate import MAX_EVENTS, normalize_events
 from statekit.errors import ToolError
+from statekit.tools.arguments import MACHINE_ARGUMENT
 from statekit.tools.files import json_or_text, read_source
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolSpec, register
 
-MACHINE_ARGUMENT: dict[str, Any] = {
-    "description": "The machine: an XState v5 config object (or {\"machine\": config}), or JSON or YAML text of one.",
-    "anyOf": [{"type": "object"}, {"type": "string"}],
-}
-STATE_VALUE: dict[str, Any] = {"anyOf": [{"type": "string", "minLength": 1}, {"type": "object"}]}
+STATE_VALUE: dict[str, Any] = {"anyOf": [{"type": "string", "minLength": 1}, {"type": "object", "minProperties": 1}]}
 EVENT: dict[str, Any] = {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"]}
 PATH_STATE: dict[str, Any] = {
     "type": "object",
@@ -181,33 +178,12 @@ DESCRIPTION = (
 )
 
 
-def _optional_state(arguments: dict[str, Any], name: str) -> Any:
-    value = arguments.get(name)
-    if value is not None and (not isinstance(value, str | dict) or value in ("", {})):
-        raise ToolError("invalid_input", f"`{name}` must be a state value: a non-empty string or object")
-    return value
-
-
 def _generate(arguments: dict[str, Any]) -> dict[str, Any]:
-    if "machine" not in arguments:
-        raise ToolError("invalid_input", "`machine` is required")
-    unknown = sorted(set(arguments) - set(INPUT_SCHEMA["properties"]))
-    if unknown:
-        raise ToolError("invalid_input", f"unknown argument(s): {', '.join(unknown)}")
-    algorithm = arguments.get("algorithm")
-    if algorithm not in ALGORITHMS:
-        raise ToolError("invalid_input", f"`algorithm` must be one of {', '.join(repr(a) for a in ALGORITHMS)}")
-    limit = arguments.get("limit")
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT):
-        raise ToolError("invalid_input", f"`limit` must be an integer from 1 to {MAX_LIMIT}")
     events = normalize_events(arguments["events"], allow_wildcard=True) if arguments.get("events") is not None else None
-    guards = arguments.get("guards")
-    if guards is not None and not isinstance(guards, dict):
-        raise ToolError("invalid_input", "`guards` must map guard names to true or false")
     model = load_model(arguments["machine"])
     return generate_graph_paths(
-        model, algorithm, events=events, to_state=_optional_state(arguments, "toState"),
-        from_state=_optional_state(arguments, "fromState"), limit=limit, guards=guards,
+        model, arguments["algorithm"], events=events, to_state=arguments.get("toState"),
+        from_state=arguments.get("fromState"), limit=arguments.get("limit"), guards=arguments.get("guards"),
         input_value=arguments.get("input"),
     )
 

@@ -13,9 +13,9 @@ from statekit.analysis.properties import (
     check_machine_properties,
 )
 from statekit.errors import ToolError
+from statekit.tools.arguments import MACHINE_ARGUMENT
 from statekit.tools.files import json_or_text, read_source
 from statekit.tools.inputs import load_model_with_normalization
-from statekit.tools.machine_tools import MACHINE_ARGUMENT
 from statekit.tools.registry import ToolSpec, register
 
 STATE = {"anyOf": [{"type": "string"}, {"type": "object"}],

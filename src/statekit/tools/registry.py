@@ -1,26 +1,44 @@
-"""One registry of operations: name -> (input schema, function, output schema, annotations).
+"""One registry of operations and the one pipeline every call goes through.
 
-The Python API (`statekit.tools.call`), the CLI and the MCP server all go through this
-registry, so the three faces can never drift apart.
+name -> `ToolSpec` (input schema, function, output schema, annotations). The Python API
+(`statekit.tools.call`), the CLI (`statekit call` and the friendly commands) and the MCP server
+all run a call through `run_call`, so the three faces accept and refuse exactly the same calls
+with the same error codes:
+
+    arguments -> 1 size limit -> 2 input schema -> 3 the tool's function -> 4 output schema -> result
+
+The faces only translate: the CLI parses its command line into arguments and prints the result,
+the server maps the result (or the `ToolError`) to MCP content. Nothing else checks arguments:
+a tool's function may assume its arguments conform to its input schema.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from statekit.errors import ToolError
-from statekit.hosted.provider import DEFAULT_CLIENT_ID
+from statekit.hosted.provider import DEFAULT_CLIENT_ID, ResourceProvider
+from statekit.tools.schema_check import SchemaCheck, SchemaViolation
+from statekit.verify.adapter import VerificationAdapter
+
+logger = logging.getLogger(__name__)
 
 JSONObject = dict[str, Any]
 #: `function(arguments)`, or `function(arguments, context)` when `takes_context` is set.
 ToolFunction = Callable[..., JSONObject]
+#: `explain_refusal(arguments, violation)`: see `ToolSpec.explain_refusal`.
+RefusalExplainer = Callable[[JSONObject, SchemaViolation], "str | None"]
 
 #: Default cap on the UTF-8 size of any source text a tool accepts (`maxSourceBytes`).
 DEFAULT_MAX_SOURCE_BYTES = 1024 * 1024
+#: Longest tool name quoted back when a caller names an unknown tool (the name is caller text).
+_NAME_CLIP = 64
 
 
 @dataclass(frozen=True)
@@ -57,6 +75,10 @@ class ToolSpec:
     #: Whether a failure is reported in the canonical resource envelope
     #: `{error: {code, message, issues?, retryable?}}` (the hosted resource tools) rather than flat.
     error_envelope: bool = False
+    #: A domain message for an input-schema refusal (e.g. "unknown format 'bpmn'; known
+    #: formats: ..." where the schema would say "must be one of ..."), or None to keep the
+    #: schema's. It only words the refusal: the call is refused with `invalid_input` either way.
+    explain_refusal: RefusalExplainer | None = None
 
 
 @dataclass
@@ -71,16 +93,15 @@ class ToolContext:
     #: Label for this process's outgoing HTTP calls; carries no user or machine content.
     client_id: str = DEFAULT_CLIENT_ID
     #: Where the hosted resource tools read projects and machines (None: capability disabled).
-    resource_provider: Any = None
+    resource_provider: ResourceProvider | None = None
     #: The host's `execute_verification` adapter for `verify` (None: verification unavailable).
-    verification_adapter: Any = None
+    verification_adapter: VerificationAdapter | None = None
     #: The root the workspace tools may read below.
     workspace_root: str = "."
     #: Where the server keeps what outlives a call (live machines): `memory://`, `sqlite:///path`, `redis://...`.
     store_url: str = "memory://"
     #: The live machine service on that store, made on first use (`statekit.tools.live_tools`).
     live_machines: Any = None
-    extras: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_environment(cls, **overrides: Any) -> ToolContext:
@@ -112,12 +133,74 @@ def tools() -> Mapping[str, ToolSpec]:
     return dict(_REGISTRY)
 
 
+def unknown_tool(name: str, known: Mapping[str, ToolSpec] | list[str]) -> ToolError:
+    """The `invalid_input` error for a call to a tool that is not served."""
+    shown = name if len(name) <= _NAME_CLIP else name[:_NAME_CLIP] + "..."
+    listing = ", ".join(sorted(known)) or "(none)"
+    return ToolError("invalid_input", f"unknown tool {shown!r}; known tools: {listing}")
+
+
 def get(name: str) -> ToolSpec:
     """The tool called `name`, or `invalid_input` naming the known tools."""
     known = tools()
     if name not in known:
-        raise ToolError("invalid_input", f"unknown tool {name!r}; known tools: {', '.join(sorted(known))}")
+        raise unknown_tool(name, known)
     return known[name]
+
+
+# --- the pipeline -------------------------------------------------------------------------------
+
+
+def call(
+    name: str,
+    arguments: Mapping[str, Any] | None = None,
+    *,
+    max_source_bytes: int | None = None,
+    context: ToolContext | None = None,
+) -> JSONObject:
+    """Run tool `name` on `arguments` and return its structured result; failures raise ToolError.
+
+    `max_source_bytes` overrides the context's size limit for this call.
+    """
+    spec = get(name)
+    if context is None:
+        context = default_context()
+    return run_call(spec, arguments, context, max_source_bytes=max_source_bytes)
+
+
+def run_call(
+    spec: ToolSpec,
+    arguments: Any,
+    context: ToolContext,
+    *,
+    max_source_bytes: int | None = None,
+) -> JSONObject:
+    """The pipeline: size limit -> input schema -> the tool -> output schema -> result.
+
+    Every face calls this (the server from a worker thread). Each stage raises `ToolError`
+    with a code from the closed set; anything else a tool raises becomes `internal_error`.
+
+    Where the per-call controls go (the hardening work adds them here, nowhere else):
+    - the time budget and cancellation wrap stage 3 (`_run_function`): the function runs
+      under a deadline taken from the context and stops at its checkpoints when cancelled;
+    - progress reporting is a callback on the context that stage 3 hands to the function;
+    - the output limit is stage 5, after the output schema, on the checked result.
+    """
+    args = _as_arguments(arguments)
+    limit = max_source_bytes if max_source_bytes is not None else context.max_source_bytes
+    check_source_size(args, limit)  # 1: before anything parses or validates the input
+    check_input(spec, args)  # 2
+    result = _run_function(spec, args, context)  # 3
+    check_output(spec, result)  # 4
+    return result  # 5: (output limit)
+
+
+def _as_arguments(arguments: Any) -> JSONObject:
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, Mapping):
+        raise ToolError("invalid_input", "tool arguments must be a JSON object")
+    return dict(arguments)
 
 
 def check_source_size(arguments: Mapping[str, Any], limit: int) -> None:
@@ -138,6 +221,74 @@ def check_source_size(arguments: Mapping[str, Any], limit: int) -> None:
         )
 
 
+def check_input(spec: ToolSpec, arguments: JSONObject) -> None:
+    """Raise `invalid_input` naming the place and the rule when `arguments` break the schema."""
+    try:
+        violation = _checks_of(spec).input.first_violation(arguments)
+    except RecursionError:
+        raise ToolError("input_too_large", "input nests too deeply to process") from None
+    if violation is None:
+        return
+    message = spec.explain_refusal(arguments, violation) if spec.explain_refusal is not None else None
+    raise ToolError(
+        "invalid_input",
+        f"invalid arguments for {spec.name}: {message or violation.plain or violation.describe()}",
+        {"path": violation.pointer, "keyword": violation.keyword},
+    )
+
+
+def _run_function(spec: ToolSpec, arguments: JSONObject, context: ToolContext) -> JSONObject:
+    try:
+        if spec.takes_context:
+            return spec.function(arguments, context)
+        return spec.function(arguments)
+    except ToolError:
+        raise
+    except RecursionError:
+        raise ToolError("input_too_large", "input nests too deeply to process") from None
+    except Exception as exc:  # a bug in a tool: never leak the traceback to the caller
+        raise ToolError("internal_error", f"{spec.name} failed unexpectedly ({type(exc).__name__})") from exc
+
+
+def check_output(spec: ToolSpec, result: Any) -> None:
+    """Raise `internal_error` when a tool's result is not what its output schema promises.
+
+    The `content_key` entry (MCP content blocks) is not structured content: it is left out.
+    """
+    if not isinstance(result, dict):
+        raise ToolError("internal_error", f"{spec.name} returned a result that is not a JSON object")
+    structured = result if spec.content_key is None else {k: v for k, v in result.items() if k != spec.content_key}
+    try:
+        violation = _checks_of(spec).output.first_violation(structured)
+    except RecursionError:
+        raise ToolError("internal_error", f"{spec.name} returned a result that could not be checked") from None
+    if violation is not None:
+        # Logged with location and rule only: the result may carry the caller's content.
+        logger.error("%s broke its output schema at %s", spec.name, violation.describe())
+        raise ToolError("internal_error", f"{spec.name} returned a result that does not match its output schema")
+
+
+@dataclass(frozen=True)
+class _Checks:
+    spec: ToolSpec
+    input: SchemaCheck
+    output: SchemaCheck
+
+
+_CHECKS: dict[str, _Checks] = {}
+_CHECKS_LOCK = threading.Lock()
+
+
+def _checks_of(spec: ToolSpec) -> _Checks:
+    """The compiled schema checks of `spec`, built once (per spec object: tests swap tools)."""
+    with _CHECKS_LOCK:
+        checks = _CHECKS.get(spec.name)
+        if checks is None or checks.spec is not spec:
+            checks = _Checks(spec, SchemaCheck(spec.input_schema), SchemaCheck(spec.output_schema))
+            _CHECKS[spec.name] = checks
+        return checks
+
+
 _default_context: ToolContext | None = None
 
 
@@ -147,38 +298,6 @@ def default_context() -> ToolContext:
     if _default_context is None:
         _default_context = ToolContext.from_environment()
     return _default_context
-
-
-def call(
-    name: str,
-    arguments: Mapping[str, Any] | None = None,
-    *,
-    max_source_bytes: int | None = None,
-    context: ToolContext | None = None,
-    size_checked: bool = False,
-) -> JSONObject:
-    """Run tool `name` on `arguments` and return its structured result; failures raise ToolError.
-
-    `size_checked` tells that the caller (the server) already applied the size limit.
-    """
-    spec = get(name)
-    if not isinstance(arguments, Mapping) and arguments is not None:
-        raise ToolError("invalid_input", "tool arguments must be a JSON object")
-    args: JSONObject = dict(arguments or {})
-    limit = max_source_bytes if max_source_bytes is not None else (
-        context.max_source_bytes if context is not None else DEFAULT_MAX_SOURCE_BYTES)
-    if not size_checked:
-        check_source_size(args, limit)
-    try:
-        if spec.takes_context:
-            return spec.function(args, context or default_context())
-        return spec.function(args)
-    except ToolError:
-        raise
-    except RecursionError:
-        raise ToolError("input_too_large", "input nests too deeply to process") from None
-    except Exception as exc:  # a bug in a tool: never leak the traceback to the caller
-        raise ToolError("internal_error", f"{name} failed unexpectedly ({type(exc).__name__})") from exc
 
 
 _LOADED = False

@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from statekit.errors import ToolError
-from statekit.hosted.provider import check_id
 from statekit.model import machine_to_config
+from statekit.tools.arguments import ID_ARGUMENT
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolContext, ToolSpec, register
 from statekit.verify.adapter import Binding, ExecutionPolicy, VerificationRequest
@@ -21,36 +21,22 @@ from statekit.verify.report import (
 )
 
 
-def _model_argument(arguments: dict[str, Any], context: ToolContext) -> tuple[Any, dict[str, Any]]:
-    model_arg = arguments.get("model")
-    if not isinstance(model_arg, dict) or model_arg.get("kind") not in ("source", "machine"):
-        raise ToolError("invalid_input", '`model` must be {"kind": "source", "content": ...} or {"kind": "machine", "machineId": ...}')
+def _model_argument(model_arg: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """`(source or None, the report's model reference)`; the schema checked the shape."""
     if model_arg["kind"] == "source":
-        if not isinstance(model_arg.get("content"), str | dict):
-            raise ToolError("invalid_input", "`model.content` must be the machine source")
         return model_arg["content"], {"kind": "source"}
-    machine_id = check_id("machineId", model_arg.get("machineId"))
-    return None, {"kind": "machine", "machineId": machine_id}
+    return None, {"kind": "machine", "machineId": model_arg["machineId"]}
 
 
-def _bindings(value: Any) -> list[Binding]:
-    if value is None:
-        return []
-    items = value if isinstance(value, list) else [value]
-    result = []
-    for item in items:
-        if not isinstance(item, dict) or not (isinstance(item.get("content"), str) or isinstance(item.get("name"), str)):
-            raise ToolError("invalid_input", "each binding is {content, name?} (or {name} of a host-registered driver)")
-        result.append(Binding(content=item.get("content"), name=item.get("name")))
-    return result
+def _bindings(value: list[dict[str, Any]] | dict[str, Any] | None) -> list[Binding]:
+    items = [] if value is None else value if isinstance(value, list) else [value]
+    return [Binding(content=item.get("content"), name=item.get("name")) for item in items]
 
 
 def _verify(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    source, model_ref = _model_argument(arguments, context)
+    source, model_ref = _model_argument(arguments["model"])
     bindings = _bindings(arguments.get("bindings"))
     baseline = arguments.get("baseline")
-    if baseline is not None and not isinstance(baseline, dict):
-        raise ToolError("invalid_input", "`baseline` must be a report or a reference object")
     adapter = context.verification_adapter
     if adapter is None:
         raise ToolError("verification_unavailable", "this host supplies no verification adapter (execute_verification)")
@@ -118,6 +104,31 @@ def _coverage_report(arguments: dict[str, Any]) -> dict[str, Any]:
     return {"coverage": report["coverage"], "verdict": report["verdict"], "results": counts}
 
 
+MODEL_ARGUMENT: dict[str, Any] = {
+    "type": "object",
+    "description": '{"kind": "source", "content": <machine source>} or {"kind": "machine", "machineId": <hosted id>}.',
+    "properties": {"kind": {"enum": ["source", "machine"]}, "content": {"anyOf": [{"type": "string"}, {"type": "object"}]},
+                   "machineId": ID_ARGUMENT},
+    "required": ["kind"],
+    "oneOf": [
+        {"properties": {"kind": {"const": "source"}}, "required": ["content"]},
+        {"properties": {"kind": {"const": "machine"}}, "required": ["machineId"]},
+    ],
+}
+#: `{content, name?}`, or `{name}` of a host-registered driver.
+BINDING: dict[str, Any] = {
+    "type": "object",
+    "properties": {"content": {"type": "string"}, "name": {"type": "string"}},
+    "anyOf": [{"required": ["content"]}, {"required": ["name"]}],
+}
+
+#: The coverage a report records, as recorded: `{model, executed}` ratios in reports statekit
+#: writes (REPORT_SCHEMA), whatever object a legacy report carried otherwise.
+_RECORDED_COVERAGE: dict[str, Any] = {
+    "anyOf": [REPORT_SCHEMA["properties"]["coverage"], {"type": "object"}],
+    "description": "Model and executed coverage ({states, transitions} ratios) as the report records it.",
+}
+
 _REPORT_ARG = {"type": "object", "properties": {"report": {"type": "object"}}, "required": ["report"],
                "additionalProperties": False}
 
@@ -127,10 +138,10 @@ register(ToolSpec(
     "verification adapter under a no-AI, no-network policy, and returns a versioned report: recorded paths, model "
     "coverage, executed coverage and a verdict. Without an adapter it returns verification_unavailable.",
     {"type": "object", "properties": {
-        "model": {"type": "object", "properties": {"kind": {"enum": ["source", "machine"]}, "content": {},
-                                                   "machineId": {"type": "string"}}, "required": ["kind"]},
-        "bindings": {"anyOf": [{"type": "array", "items": {"type": "object"}}, {"type": "object"}]},
-        "baseline": {"type": "object"}}, "required": ["model"], "additionalProperties": False},
+        "model": MODEL_ARGUMENT,
+        "bindings": {"anyOf": [{"type": "array", "items": BINDING}, BINDING]},
+        "baseline": {"type": "object", "description": "A previous report, or a reference object."}},
+     "required": ["model"], "additionalProperties": False},
     {"type": "object", "properties": {"report": REPORT_SCHEMA}, "required": ["report"]},
     _verify, takes_context=True,
     summarize=lambda r: (f"Verdict: {r['report']['verdict']}; {len(r['report']['results'])} path(s); model transitions "
@@ -150,7 +161,7 @@ register(ToolSpec(
     "coverage_report", "Coverage and verdict of a report",
     "Returns model and executed coverage plus the verdict of a verification report, without re-running it.",
     _REPORT_ARG,
-    {"type": "object", "properties": {"coverage": REPORT_SCHEMA["properties"]["coverage"], "verdict": {"type": "string"},
+    {"type": "object", "properties": {"coverage": _RECORDED_COVERAGE, "verdict": {"type": "string"},
                                       "results": {"type": "object"}}, "required": ["coverage", "verdict", "results"]},
     _coverage_report,
 ))

@@ -21,6 +21,7 @@ from statekit.render import (
 )
 from statekit.render.app import APP_URI
 from statekit.render.xgraph_view import machine_xgraph
+from statekit.tools.arguments import MACHINE_ARGUMENT
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolSpec, register
 
@@ -59,11 +60,7 @@ _STATUS: dict[str, Any] = {"type": "string", "enum": ["ready", "unavailable"]}
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "machine": {
-            "description": "The machine: an XState v5 config object (or {\"machine\": config}), "
-            "or JSON or YAML text of one.",
-            "anyOf": [{"type": "object"}, {"type": "string"}],
-        },
+        "machine": MACHINE_ARGUMENT,
         "direction": {
             "type": "string",
             "enum": list(DIRECTIONS),
@@ -149,8 +146,6 @@ def _requested_parents(arguments: dict[str, Any], available: list[str]) -> list[
     requested = arguments.get("parentNodeIds")
     if requested is None:
         return available
-    if not isinstance(requested, list) or not all(isinstance(item, str) for item in requested):
-        raise ToolError("invalid_input", "parentNodeIds must be a list of state ids")
     unknown = [item for item in requested if item not in available]
     if unknown:
         shown = ", ".join(repr(item[:80]) for item in unknown[:5])
@@ -163,11 +158,7 @@ def _requested_parents(arguments: dict[str, Any], available: list[str]) -> list[
 
 
 def visualize(arguments: dict[str, Any]) -> dict[str, Any]:
-    if "machine" not in arguments:
-        raise ToolError("invalid_input", "`machine` is required")
     direction = arguments.get("direction", "down")
-    if direction not in DIRECTIONS:
-        raise ToolError("invalid_input", f"direction must be one of {', '.join(DIRECTIONS)}")
     model = load_model(arguments["machine"])
     parents = _requested_parents(arguments, parent_node_ids(model))
     drawn, omitted = parents[: LIMITS.max_png_images], parents[LIMITS.max_png_images :]

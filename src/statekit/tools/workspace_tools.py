@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from statekit.errors import ToolError
 from statekit.formats import write_format
 from statekit.tools.registry import ToolContext, ToolSpec, register
 from statekit.workspace.scan import MAX_FILE_BYTES, Skipped, Workspace
@@ -21,8 +20,6 @@ def _list(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     machines = [machine.summary() for machine, _model in workspace.machines(skipped)]
     listed = "."
     if directory is not None:
-        if not isinstance(directory, str):
-            raise ToolError("invalid_input", "`directory` must be a path relative to the workspace root")
         listed = workspace.resolve_inside(directory).relative_to(workspace.root).as_posix()
         prefix = listed.rstrip("/") + "/"
         machines = [m for m in machines if prefix == "./" or m["file"].startswith(prefix)]
@@ -35,10 +32,7 @@ def _list(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
 
 
 def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    machine_id = arguments.get("machineId")
-    if not isinstance(machine_id, str) or not machine_id:
-        raise ToolError("invalid_input", "`machineId` is required (as list_machines gives it)")
-    machine, model = Workspace(context.workspace_root).get(machine_id)
+    machine, model = Workspace(context.workspace_root).get(arguments["machineId"])
     _name, config, _warnings = write_format(model, "xstate")  # a model read from files holds only data
     return {"machine": {**machine.summary(), "config": config}}
 
@@ -65,7 +59,9 @@ register(ToolSpec(
 register(ToolSpec(
     "get_machine", "Get a workspace machine",
     "Reads one machine of the local workspace by the machineId list_machines gives, as an XState config.",
-    {"type": "object", "properties": {"machineId": {"type": "string"}}, "required": ["machineId"],
+    {"type": "object", "properties": {"machineId": {"type": "string", "minLength": 1,
+                                                  "description": "As list_machines gives it."}},
+     "required": ["machineId"],
      "additionalProperties": False},
     {"type": "object", "properties": {"machine": {"type": "object", "properties": {
         **_SUMMARY["properties"], "config": {"type": "object"}}, "required": ["machineId", "config"]}},  # type: ignore[dict-item]

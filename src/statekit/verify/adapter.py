@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from statekit.model.core import MachineModel
 
@@ -56,5 +56,15 @@ class PathResult:
                 "message": self.message, "durationMs": round(self.duration_ms, 3)}
 
 
-#: The host-supplied adapter: runs the planned paths and returns one result per path.
+class VerificationAdapter(Protocol):
+    """The host-supplied `execute_verification`: runs the planned paths, one result per path.
+
+    Any function of this signature conforms; an adapter object may also carry a `name`,
+    which the report records (else its type name is used).
+    """
+
+    def __call__(self, request: VerificationRequest, /) -> Sequence[PathResult]: ...
+
+
+#: The adapter's call signature, for hosts that pass a plain function.
 ExecuteVerification = Callable[[VerificationRequest], Sequence[PathResult]]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from statekit.errors import ToolError
@@ -83,7 +83,7 @@ def check_report(report: Any, *, need_paths: bool = False) -> Mapping[str, Any]:
     return report
 
 
-def verdict_of(results: list[Mapping[str, Any]]) -> str:
+def verdict_of(results: Sequence[Mapping[str, Any]]) -> str:
     """Failed when any path failed or errored; passed when every path passed; else inconclusive."""
     statuses = [r.get("status") for r in results]
     if any(s in ("failed", "error") for s in statuses):

@@ -1,7 +1,9 @@
 """JSON Schema checks for tool arguments and results, with messages that never echo content.
 
-`jsonschema` is imported on the first check, not at server start, so a server that only lists
-tools never pays for it. Error messages name the location and the rule that failed, never the
+The call pipeline (`statekit.tools.registry.run_call`) checks every call's arguments and result
+with these, whichever face (Python, CLI, MCP server) made the call. `jsonschema` is imported on
+the first check, not at import or server start, so a server that only lists tools never pays
+for it. Error messages name the location and the rule that failed, never the
 offending value: a value may be a megabyte of machine source.
 """
 
@@ -26,6 +28,9 @@ class SchemaViolation:
     pointer: str
     keyword: str
     reason: str
+    #: The same rule in words naming the argument (e.g. "`machine` is required", "unknown
+    #: argument `depht`; did you mean 'depth'?"), or None when `describe()` already says it.
+    plain: str | None = None
 
     def describe(self) -> str:
         """`/path: reason`, or `(root): reason` for the document itself."""
@@ -42,17 +47,20 @@ class SchemaCheck:
 
     def first_violation(self, instance: Any) -> SchemaViolation | None:
         """The most relevant violation of the schema by `instance`, or None when it conforms."""
-        from jsonschema.exceptions import best_match
+        from jsonschema.exceptions import best_match, by_relevance
 
-        error = best_match(self._compiled().iter_errors(instance))
+        # A misspelt argument beats the missing one it was meant to be ("did you mean ...").
+        relevance = by_relevance(strong=frozenset({"additionalProperties"}))
+        error = best_match(self._compiled().iter_errors(instance), key=relevance)
         if error is None:
             return None
+        keyword = str(error.validator)
+        path = list(error.absolute_path)
         return SchemaViolation(
-            pointer="".join(f"/{_escape(part)}" for part in error.absolute_path),
-            keyword=str(error.validator),
-            reason=_reason(
-                str(error.validator), error.validator_value, error.instance, error.schema
-            ),
+            pointer="".join(f"/{_escape(part)}" for part in path),
+            keyword=keyword,
+            reason=_reason(keyword, error.validator_value, error.instance, error.schema),
+            plain=_plain(keyword, error.validator_value, error.instance, error.schema, path),
         )
 
     def _compiled(self) -> Any:
@@ -85,6 +93,51 @@ def _clip(name: object) -> str:
 def _listing(values: list[Any]) -> str:
     shown = ", ".join(json.dumps(value)[:_NAME_CLIP] for value in values[:_LIST_CLIP])
     return shown + (", ..." if len(values) > _LIST_CLIP else "")
+
+
+#: JSON Schema type names in the words a caller reads; `string` needs no gloss.
+_TYPE_WORDS = {
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "integer": "an integer",
+    "number": "a number",
+    "null": "null",
+}
+
+
+def _argument(path: list[Any]) -> str:
+    """`patches[0].op` for the path ['patches', 0, 'op'] (clipped like every quoted name)."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text if len(text) <= _NAME_CLIP else text[:_NAME_CLIP] + "..."
+
+
+def _plain(
+    keyword: str, rule: Any, instance: Any, schema: Mapping[str, Any], path: list[Any]
+) -> str | None:
+    where = _argument(path)
+    if keyword == "required" and isinstance(instance, Mapping):
+        missing = [str(name) for name in rule if name not in instance]
+        prefix = f"{where}." if where else ""
+        return " and ".join(f"`{prefix}{_argument([name])}`" for name in missing) + (
+            " is required" if len(missing) == 1 else " are required"
+        )
+    if keyword == "additionalProperties" and isinstance(instance, Mapping):
+        declared = [str(name) for name in schema.get("properties", {})]
+        extra = [str(name) for name in instance if name not in declared]
+        if not extra or "patternProperties" in schema:
+            return None
+        from statekit.analysis.patch_catalog import did_you_mean
+
+        first = _argument([extra[0]])
+        owner = "unknown argument" if not where else f"`{where}` has no property"
+        more = f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""
+        return f"{owner} `{first}`{more}{did_you_mean(extra[0][:_NAME_CLIP], declared)}"
+    if keyword == "type" and where and isinstance(rule, str) and rule in _TYPE_WORDS:
+        return f"`{where}` must be {_TYPE_WORDS[rule]}"
+    return None
 
 
 def _reason(keyword: str, rule: Any, instance: Any, schema: Mapping[str, Any]) -> str:
