@@ -35,14 +35,21 @@ SMALL_MACHINE: dict[str, Any] = {"id": "m", "initial": "a", "states": {"a": {"on
 
 
 def _placeholder(schema: dict[str, Any]) -> Any:
-    """A harmless valid value for a required argument, from its schema."""
+    """A harmless valid value for a required argument, from its schema (the schema is checked
+    first on every face, so an invalid placeholder would hide what the case is about)."""
+    if "const" in schema:
+        return schema["const"]
     if "enum" in schema:
         return schema["enum"][0]
+    for choice in ("oneOf", "anyOf"):
+        if choice in schema and "type" not in schema:
+            return _placeholder(schema[choice][0])
     kind = schema.get("type")
     if kind == "array":
-        return []
+        return [_placeholder(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
     if kind == "object":
-        return {}
+        properties = schema.get("properties", {})
+        return {key: _placeholder(properties.get(key, {})) for key in schema.get("required", [])}
     if kind == "integer":
         return max(1, schema.get("minimum", 1))
     if kind == "boolean":
