@@ -33,6 +33,7 @@ class Node:
         "descendants",
         "entry",
         "exit",
+        "exit_actions",
         "handled",
         "has_output",
         "history",
@@ -94,6 +95,8 @@ class Node:
         self.wildcard_below = False
         #: Whether a child key is an array index (then JS lists it first in a state value).
         self.index_keyed_children = False
+        #: What exiting this node runs: its exit actions, then a stopChild per invoke.
+        self.exit_actions: tuple[Action, ...] = ()
 
     def __repr__(self) -> str:
         return f"<Node {self.id}>"
@@ -292,6 +295,8 @@ class Machine:
             node.descendants = frozenset(descendants)
             node.wildcard_below = below
             node.index_keyed_children = any(is_array_index(key) for key in node.children)
+            stops = tuple(Action(type="xstate.stopChild", fields={"actorRef": inv.id}) for inv in node.invoke)
+            node.exit_actions = (*node.exit, *stops)
 
     def _format_route_transitions(self) -> None:
         """`formatRouteTransitions`: a state with an explicit id and `route: {...}` can be reached

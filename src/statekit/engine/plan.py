@@ -43,7 +43,8 @@ class EntryStep:
     final: FinalEntry | None
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a plan is built on every cache miss, and a frozen dataclass pays for each field.
+@dataclass(slots=True)
 class MicrostepPlan:
     filtered: tuple[RuntimeTransition, ...]
     #: States exited, in exit order, each with its exit actions (and stopChild per invoke).
@@ -141,8 +142,7 @@ def _exit_steps(filtered: list[RuntimeTransition], active: dict[Node, None], his
             updates.append((history_node.id, recorded))
     exits: list[tuple[Node, tuple[Action, ...]]] = []
     for exiting in to_exit:
-        stops = tuple(Action(type="xstate.stopChild", fields={"actorRef": inv.id}) for inv in exiting.invoke)
-        exits.append((exiting, (*exiting.exit, *stops)))
+        exits.append((exiting, exiting.exit_actions))
         del active[exiting]
     return tuple(exits), tuple(updates) if updates is not None else None
 
@@ -259,31 +259,40 @@ def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, 
     """
     from statekit.engine.algorithm import transition_domain
 
+    if not transition.target:  # targetless: nothing exits or enters (its template is empty)
+        return MicrostepPlan(filtered=(transition,), exits=(), history_updates=None, entries=(),
+                             next_nodes=nodes, same_nodes=True)
     active: dict[Node, None] = dict.fromkeys(nodes)
-    exits: ExitSteps = ()
-    updates: HistoryUpdates = None
     value_root: Node | None = None
-    if transition.target:
-        domain = transition_domain(transition, history)
-        if domain is None:
-            to_exit = list(nodes)
-        else:
-            below = domain.descendants
-            to_exit = [node for node in nodes if node in below]
-            if transition.reenter and transition.source is domain:
-                to_exit.insert(0, domain)
-            elif domain.type in ("compound", "parallel"):
-                value_root = domain  # it stays active
-        exits, updates = _exit_steps([transition], active, history, to_exit)
+    domain = transition_domain(transition, history)
+    if domain is None:
+        to_exit = list(nodes)
+    else:
+        below = domain.descendants
+        to_exit = [node for node in nodes if node in below]
+        if transition.reenter and transition.source is domain:
+            to_exit.insert(0, domain)
+        elif domain.type in ("compound", "parallel"):
+            value_root = domain  # it stays active
+    exits, updates = _exit_steps([transition], active, history, to_exit)
+    # The set is unchanged when every exited state is entered again and nothing else is new.
+    exited = {node for node, _ in exits}
+    reentered = 0
+    added = False
     for entry in template.entries:
-        active[entry.node] = None
+        node = entry.node
+        if node in exited:
+            reentered += 1
+        elif node not in active:
+            added = True
+        active[node] = None
     return MicrostepPlan(
         filtered=(transition,),
         exits=exits,
         history_updates=updates,
         entries=template.entries,
         next_nodes=tuple(active),
-        same_nodes=_same_nodes(nodes, active),
+        same_nodes=not added and reentered == len(exited),
         value_root=value_root,
         part_is_proper=template.proper_below_domain,
     )
