@@ -128,3 +128,13 @@ def test_statekit_and_the_gate_import_and_run_on_the_base_install() -> None:
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout.strip().splitlines()[-1])
     assert outcome == {"loaded_hidden": [], "value": "vending"}
+
+
+def test_the_command_line_names_the_missing_extra_on_the_base_install() -> None:
+    hider = PROGRAM.split("import statekit\n", 1)[0]
+    program = hider + "from statekit.cli import main\nsys.exit(main(['tools']))\n"
+    result = subprocess.run([sys.executable, "-c", program, json.dumps(hidden_modules())], capture_output=True,
+                            text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 2, result.stderr
+    assert "needs the optional package" in result.stderr and "statekit[server]" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr

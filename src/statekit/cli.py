@@ -184,6 +184,18 @@ def _add_optional_commands(sub: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except ModuleNotFoundError as error:
+        if (error.name or "statekit").partition(".")[0] == "statekit":
+            raise
+        # The base install is the engine and the gate; the commands need the extras.
+        print(f"error: this command needs the optional package {error.name!r}: "
+              "pip install 'statekit[server]' (or the extra that brings it, see ARCHITECTURE.md)", file=sys.stderr)
+        return 2
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
