@@ -155,7 +155,9 @@ def _machine(name: str) -> tuple[Machine, dict[str, Any]]:
     model, setup_implementations = _read(source)
     sandbox = JsSandbox()
     implementations: Implementations = implementations_from_code(setup_implementations, sandbox)
-    machine = Machine(model, implementations, max_iterations=HANG_GUARD_ITERATIONS)
+    machine = Machine(model, implementations)
+    if machine.max_iterations is None:  # the config's `options.maxIterations` wins, as in XState
+        machine.max_iterations = HANG_GUARD_ITERATIONS
     return machine, _case_header(name)
 
 
@@ -365,10 +367,19 @@ def test_simulate_machine_on_the_source_matches_xstate(
         arguments["input"] = header["input"]
     expected = xstate_traces[name]
     try:
-        steps = tools.call("simulate_machine", arguments)["steps"]
+        result = tools.call("simulate_machine", arguments)
     except ToolError as error:
         # The tool refuses a machine XState refuses when it starts (invalid config): both say so.
         assert "error" in expected[0] and error.code == "invalid_input", (error, expected[0])
+        return
+    steps = result["steps"]
+    assumed = result.get("normalization", {}).get("assumedGuards", [])
+    if assumed and any("is not implemented" in str(step.get("error", "")) for step in expected):
+        # XState throws for an unimplemented guard; the tool assumes it passes and says so in
+        # `normalization.assumedGuards` (its documented behaviour, not a silent difference).
+        missing = {match for step in expected
+                   for match in re.findall(r"Guard '([^']+)' is not implemented", str(step.get("error", "")))}
+        assert missing <= set(assumed), (missing, assumed)
         return
     lines: list[str] = []
     for index, want in enumerate(expected):
