@@ -126,13 +126,14 @@ register(
 
 
 def _simulate(arguments: dict[str, Any]) -> dict[str, Any]:
-    if _is_scxml(arguments["machine"]):
+    machine = Source.of(arguments["machine"])  # parsed once for detection and reading
+    if _is_scxml(machine):
         return _simulate_scxml(arguments)
     if arguments.get("runUntilIdle"):
         raise ToolError("invalid_input", "`runUntilIdle` applies to SCXML documents only")
     events = normalize_events(arguments["events"])
     guards = arguments.get("guards")
-    model, read = load_model_with_normalization(arguments["machine"])
+    model, read = load_model_with_normalization(machine)
     result = simulate(model, events, arguments.get("input"), guards, _source_implementations(arguments["machine"], read))
     result["normalization"]["format"] = read["format"]
     if read.get("assumed"):
@@ -140,11 +141,9 @@ def _simulate(arguments: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _is_scxml(machine: Any) -> bool:
-    from statekit.formats import detect_format
-
+def _is_scxml(machine: Source) -> bool:
     try:
-        return isinstance(machine, str) and detect_format(machine) == "scxml"
+        return isinstance(machine.value, str) and detect_format(machine) == "scxml"
     except ToolError:
         return False
 
