@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from statekit.errors import ToolError
-from statekit.tools.files import json_or_text, read_source
+from statekit.tools.files import guard_results, json_or_text, read_source
 
 
 def _cmd_call(args: argparse.Namespace) -> int:
@@ -54,13 +54,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     arguments: dict[str, Any] = {"machine": read_source(args.file), "events": [json_or_text(e, "event") for e in args.events]}
     if args.guard:
-        guards: dict[str, bool] = {}
-        for item in args.guard:
-            name, _, value = item.partition("=")
-            if value not in ("true", "false"):
-                raise ToolError("invalid_input", f"--guard takes NAME=true or NAME=false, not {item!r}")
-            guards[name] = value == "true"
-        arguments["guards"] = guards
+        arguments["guards"] = guard_results(args.guard)
     if args.input is not None:
         try:
             arguments["input"] = json.loads(args.input)

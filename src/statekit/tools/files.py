@@ -30,3 +30,14 @@ def json_or_text(text: str, what: str) -> Any:
         except json.JSONDecodeError as error:
             raise ToolError("invalid_input", f"{what} {text!r} is not valid JSON: {error.msg}") from None
     return text
+
+
+def guard_results(items: list[str]) -> dict[str, bool]:
+    """`--guard NAME=true|false` options (repeatable) as the `guards` argument of a tool."""
+    guards: dict[str, bool] = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        if value not in ("true", "false"):
+            raise ToolError("invalid_input", f"--guard takes NAME=true or NAME=false, not {item!r}")
+        guards[name] = value == "true"
+    return guards

@@ -17,9 +17,8 @@ from statekit.analysis.paths import (
     generate_graph_paths,
 )
 from statekit.analysis.simulate import MAX_EVENTS, normalize_events
-from statekit.errors import ToolError
 from statekit.tools.arguments import MACHINE_ARGUMENT
-from statekit.tools.files import json_or_text, read_source
+from statekit.tools.files import guard_results, json_or_text, read_source
 from statekit.tools.inputs import load_model
 from statekit.tools.registry import ToolSpec, register
 
@@ -241,13 +240,7 @@ def _run_paths_command(args: argparse.Namespace) -> int:
     if args.limit is not None:
         arguments["limit"] = args.limit
     if args.guard:
-        guards: dict[str, bool] = {}
-        for item in args.guard:
-            name, _, value = item.partition("=")
-            if value not in ("true", "false"):
-                raise ToolError("invalid_input", f"--guard takes NAME=true or NAME=false, not {item!r}")
-            guards[name] = value == "true"
-        arguments["guards"] = guards
+        arguments["guards"] = guard_results(args.guard)
     if args.input is not None:
         arguments["input"] = json_or_text(args.input, "--input")
     result = tools.call("generate_graph_paths", arguments)

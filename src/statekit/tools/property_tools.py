@@ -14,7 +14,7 @@ from statekit.analysis.properties import (
 )
 from statekit.errors import ToolError
 from statekit.tools.arguments import MACHINE_ARGUMENT
-from statekit.tools.files import json_or_text, read_source
+from statekit.tools.files import guard_results, json_or_text, read_source
 from statekit.tools.inputs import load_model_with_normalization
 from statekit.tools.registry import ToolSpec, register
 
@@ -151,13 +151,7 @@ def _run_check_command(args: argparse.Namespace) -> int:
     arguments: dict[str, Any] = {"machine": read_source(args.file),
                                  "properties": [parse_property(text) for text in args.property]}
     if args.guard:
-        guards: dict[str, bool] = {}
-        for item in args.guard:
-            name, _, value = item.partition("=")
-            if value not in ("true", "false"):
-                raise ToolError("invalid_input", f"--guard takes NAME=true or NAME=false, not {item!r}")
-            guards[name] = value == "true"
-        arguments["guards"] = guards
+        arguments["guards"] = guard_results(args.guard)
     if args.max_states is not None:
         arguments["maxStates"] = args.max_states
     result = tools.call("check_machine_properties", arguments)
