@@ -4,6 +4,7 @@ An exact XState v5 engine in pure Python, tools to validate, simulate, convert a
 machines (served over MCP), and FSM gating for any MCP server.
 """
 
+from statekit import tools  # `statekit.tools.call(name, arguments)`; tool modules load on first use
 from statekit.engine import (
     ActionArgs,
     Actor,
@@ -41,6 +42,7 @@ __all__ = [
     "initial_transition",
     "restore_snapshot",
     "setup",
+    "tools",
     "transition",
 ]
 

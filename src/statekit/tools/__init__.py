@@ -1,5 +1,33 @@
-"""The tool registry: `call(name, arguments) -> dict`, shared by the API, the CLI and the server."""
+"""The tools: `call(name, arguments) -> dict`, one pipeline shared by the API, the CLI and the server.
 
-from statekit.tools.registry import ToolAnnotations, ToolSpec, call, get, register, tools
+`call` runs a tool through the registry's pipeline (size limit, input schema, the tool, output
+schema; see `statekit.tools.registry.run_call`); `tools()` lists them, `get(name)` gives one's
+`ToolSpec`. Host settings (resource provider, verification adapter, workspace root, limits)
+travel in a `ToolContext`.
+"""
 
-__all__ = ["ToolAnnotations", "ToolSpec", "call", "get", "register", "tools"]
+from statekit.hosted.provider import ResourceProvider
+from statekit.tools.registry import (
+    ToolAnnotations,
+    ToolContext,
+    ToolSpec,
+    call,
+    get,
+    register,
+    run_call,
+    tools,
+)
+from statekit.verify.adapter import VerificationAdapter
+
+__all__ = [
+    "ResourceProvider",
+    "ToolAnnotations",
+    "ToolContext",
+    "ToolSpec",
+    "VerificationAdapter",
+    "call",
+    "get",
+    "register",
+    "run_call",
+    "tools",
+]
