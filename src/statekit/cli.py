@@ -10,8 +10,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from statekit.budget import DEFAULT_CALL_SECONDS, BudgetStop, CallBudget, running
 from statekit.errors import ToolError
 from statekit.tools.files import guard_results, json_or_text, read_source
+
+#: Commands that serve until stopped: they have no call budget of their own (each served
+#: call has one).
+_SERVING_COMMANDS = frozenset({"serve", "studio", "canary"})
 
 
 def _cmd_call(args: argparse.Namespace) -> int:
@@ -109,6 +114,11 @@ def _cmd_studio(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="statekit", description="Statecharts for AI agents: tools, engine and MCP server.")
+    parser.add_argument(
+        "--timeout", type=float, default=None, metavar="SECONDS",
+        help=f"time budget of the command's work (default $STATEKIT_CALL_TIMEOUT or {DEFAULT_CALL_SECONDS:g})")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar on stderr (it shows only when stderr is a terminal)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     call = sub.add_parser("call", help="run a tool with JSON arguments and print its structured result")
@@ -248,7 +258,20 @@ def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        code: int = args.handler(args)
+        if args.command in _SERVING_COMMANDS:
+            code: int = args.handler(args)
+            return code
+        bar = ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.no_progress else None
+        budget = CallBudget(seconds=_command_seconds(args.timeout), max_output_bytes=None,
+                            on_progress=bar.update if bar else None)
+        try:
+            with running(budget):  # every tool call the command makes shares this budget
+                code = args.handler(args)
+        except BudgetStop as stop:
+            raise stop.error from None
+        finally:
+            if bar is not None:
+                bar.close()
         return code
     except ToolError as error:
         print(f"error [{error.code}]: {error.message}", file=sys.stderr)
@@ -259,6 +282,43 @@ def _run(argv: Sequence[str] | None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+
+
+def _command_seconds(flag: float | None) -> float:
+    if flag is not None:
+        if not flag > 0:
+            raise ToolError("invalid_input", "--timeout must be a positive number of seconds")
+        return flag
+    text = os.environ.get("STATEKIT_CALL_TIMEOUT", "").strip()
+    try:
+        return float(text) if text and float(text) > 0 else DEFAULT_CALL_SECONDS
+    except ValueError:
+        return DEFAULT_CALL_SECONDS
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal, for long commands (paths, verify, render)."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.shown = False
+
+    def update(self, done: float, total: float | None, message: str | None) -> None:
+        if total:
+            filled = min(self.WIDTH, int(self.WIDTH * done / total))
+            line = f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {min(100, int(100 * done / total)):3d}%"
+        else:
+            line = f"[{int(done)}]"
+        self.stream.write(f"\r\x1b[K{line} {message or ''}"[:200])
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
 
 
 if __name__ == "__main__":

@@ -20,6 +20,10 @@ ErrorCode = Literal[
     "input_too_large",
     "verification_unavailable",
     "verification_paths_unavailable",
+    # The call's own budget (statekit.budget): time, output size, cancellation.
+    "deadline_exceeded",
+    "output_too_large",
+    "cancelled",
 ]
 
 ERROR_CODES: Final[frozenset[str]] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]

@@ -19,6 +19,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
+from statekit.budget import current_budget, report_progress
+
 TruncationReason = Literal["limit", "states", "memory", "time", "cancelled", "simplePaths"]
 
 #: Distinct states a traversal keeps at most (each holds a snapshot and its edges).
@@ -69,6 +71,16 @@ class Budget:
             if limits.deadline is not None:
                 deadline = limits.deadline if deadline is None else min(deadline, limits.deadline)
             cancelled = limits.cancelled
+        call = current_budget()  # the tools pipeline's per-call budget (statekit.budget)
+        if call is not None:
+            if call.deadline is not None:
+                deadline = call.deadline if deadline is None else min(deadline, call.deadline)
+            own = cancelled
+
+            def cancelled_or_call_cancelled() -> bool:
+                return call.cancelled or (own is not None and own())
+
+            cancelled = cancelled_or_call_cancelled
         return BudgetClock(self, deadline, cancelled)
 
 
@@ -84,6 +96,8 @@ class BudgetClock:
     def exceeded(self, states: int) -> TruncationReason | None:
         """Why the traversal must stop now, with `states` kept so far; `None` to go on."""
         budget = self.budget
+        if states:
+            report_progress(states, budget.max_states, f"{states} states explored")
         if budget.max_states is not None and states >= budget.max_states:
             return "states"
         if budget.max_bytes is not None and self.bytes > budget.max_bytes:

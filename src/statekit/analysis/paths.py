@@ -36,6 +36,7 @@ from statekit.analysis.budget import CHECK_EVERY, TRUNCATION_MESSAGES, Budget, T
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import ENGINE_INFO, build_simulation_machine
 from statekit.analysis.structural import structural_model
+from statekit.budget import BudgetStop
 from statekit.engine.algorithm import WILDCARD
 from statekit.engine.api import initial_transition, restore_snapshot, transition
 from statekit.engine.machine import Machine, Node
@@ -232,11 +233,16 @@ def explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot], 
                         next_snapshot, _actions = transition(machine, snapshot, event)
                 except EngineError as error:
                     raise TraversalFailed(event, snapshot, error) from None
+                except BudgetStop as stop:  # the call's own budget, seen inside the engine
+                    graph.truncated = "cancelled" if stop.error.code == "cancelled" else "time"
+                    break
                 next_key = keys(next_snapshot)
                 outgoing[event_key] = (event, next_key)
                 queue.append((next_snapshot, next_key))
             clock.bytes += EDGE_BYTES * len(outgoing)
         pending.append([(event_key, event, next_key) for event_key, (event, next_key) in outgoing.items()])
+        if graph.truncated is not None:
+            break
     graph.iterations = iterations
     graph.edges = [[Edge(event_key, event, index_of[next_key]) for event_key, event, next_key in edges
                     if next_key in index_of]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from statekit.analysis.validate import validate_model
+from statekit.budget import charge_output, check_budget, report_progress
 from statekit.engine.api import initial_transition, transition
 from statekit.engine.evaluation import plain_json
 from statekit.engine.implementations import ActionArgs, Implementations
@@ -147,22 +149,31 @@ def step_record(event: Mapping[str, Any], snapshot: Snapshot, action_types: list
     return record
 
 
+def _charged(record: dict[str, Any]) -> dict[str, Any]:
+    """`record`, counted toward the call's output limit as it is made: a machine whose actions
+    grow its context (a 4 MB string per event) is refused before its steps fill the memory."""
+    charge_output(len(json.dumps(record, ensure_ascii=False, default=str)))
+    return record
+
+
 def simulate(model: MachineModel, events: Sequence[Mapping[str, Any]], input_value: Any = None,
              guards: Mapping[str, bool] | None = None,
              source_implementations: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Run `events` and return `{steps, normalization, execution}`."""
     machine, normalization = build_simulation_machine(model, guards, source_implementations)
     snapshot, actions = initial_transition(machine, input_value)
-    steps = [step_record({"type": "xstate.init"}, snapshot, [a.type for a in actions])]
+    steps = [_charged(step_record({"type": "xstate.init"}, snapshot, [a.type for a in actions]))]
     stopped: str | None = None
-    for event in events:
+    for number, event in enumerate(events, start=1):
+        check_budget()
         try:
             snapshot, actions = transition(machine, snapshot, event)
         except EngineError as error:
             errored = snapshot.clone(status="error", error=error.describe())
-            steps.append(step_record(event, errored, []))
+            steps.append(_charged(step_record(event, errored, [])))
             stopped = f"the machine threw on event '{event['type']}': {error.describe()}"
             break
-        steps.append(step_record(event, snapshot, [a.type for a in actions]))
+        steps.append(_charged(step_record(event, snapshot, [a.type for a in actions])))
+        report_progress(number, len(events), f"event {number} of {len(events)}")
     execution = {**ENGINE_INFO, "eventsProcessed": len(steps) - 1, "eventsGiven": len(events), "stopped": stopped}
     return {"steps": steps, "normalization": normalization, "execution": execution}

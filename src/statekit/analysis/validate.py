@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from statekit.budget import check_budget
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import (
     BUILTIN_ACTIONS,
@@ -111,6 +112,7 @@ def validate_model(model: MachineModel, supplied: SuppliedImplementations | None
     issues: list[Issue] = []
     issues.extend(_check_ids(model))
     for node in model.root.walk():
+        check_budget()
         issues.extend(_check_state(node, model, resolver))
     issues.extend(_check_eventless_loops(model, resolver))
     issues.extend(_check_reachability(model, resolver))

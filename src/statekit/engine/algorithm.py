@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from statekit.budget import check_budget
 from statekit.engine.actions import ActionContext, resolve_actions
 from statekit.engine.evaluation import Scope
 from statekit.engine.guards import evaluate_guard
@@ -615,6 +616,7 @@ def macrostep(snapshot: Snapshot, event: Event, ctx: ActionContext) -> Snapshot:
     iterations = 0
     while next_snapshot.status == "active":
         iterations += 1
+        check_budget()  # the tool call's deadline and cancellation (a no-op outside a call)
         if max_iterations is not None and iterations > max_iterations:
             raise EngineError(
                 f"Infinite loop detected: the machine has processed more than {max_iterations} microsteps "

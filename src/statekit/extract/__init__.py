@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 
 from tree_sitter import Language, Node, Query, QueryCursor
 
+from statekit.budget import check_budget
 from statekit.extract.captures import module_scope
 from statekit.extract.config import ConfigEncoder, implementations, looks_like_v6
 from statekit.extract.syntax import SourceError, named, parse, position, syntax_errors, text, unwrap
@@ -103,6 +104,7 @@ def _descendants(node: Node, node_type: str) -> list[Node]:
     found: list[Node] = []
     stack = [node]
     while stack:
+        check_budget()
         current = stack.pop()
         if current.type == node_type:
             found.append(current)

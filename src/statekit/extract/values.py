@@ -17,6 +17,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from statekit.budget import check_budget
 from statekit.extract.syntax import (
     FUNCTION_TYPES,
     SourceError,
@@ -163,6 +164,7 @@ class Evaluator:
 
     def value(self, node: Node, name: str = "", depth: int = 0) -> Any:
         """The value of an expression; `name` is the name an anonymous function would get."""
+        check_budget()  # per expression: extracting from a huge source stops with the call
         node = unwrap(node)
         if depth > MAX_DEPTH:
             self.problem(node, "too_deep", f"nesting deeper than {MAX_DEPTH} levels is not followed")

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from statekit.budget import check_budget
 from statekit.errors import ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
 from statekit.formats.diagram import (
@@ -348,6 +349,7 @@ class _D2Reader:
 
     def statement(self, container: tuple[str, ...], depth: int, mode: str, attr_prefix: str,
                   edge_labels: list[str] | None) -> None:
+        check_budget()  # per statement: a huge D2 text stops with the call
         if self.peek() == "(":
             raise _Skip("edge references `(a -> b)[0]` are not supported")
         if self.peek() == "@" or self.s.startswith("...@", self.i):

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from statekit.budget import check_budget
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.model import MachineModel, parse_machine
 
@@ -29,7 +30,14 @@ class MachineYamlLoader(yaml.SafeLoader):
 
     YAML 1.1 reads `on`, `off`, `yes` and `no` as booleans, which would turn every XState
     `on:` key and every state called `off` into `True` / `False`.
+
+    PyYAML is pure Python and slow on big texts (40 s for 1 MiB), so the scanner checks the
+    tool call's budget each time it reads more tokens: loading stops with the call.
     """
+
+    def fetch_more_tokens(self) -> None:
+        check_budget()
+        super().fetch_more_tokens()
 
 
 # YAML 1.1 booleans and timestamps out: machine data is JSON data, and `2024-01-01` a string.

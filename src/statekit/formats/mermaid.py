@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from statekit.budget import check_budget
 from statekit.errors import ToolError
 from statekit.formats import FormatWarning, Source, register_format, warning
 from statekit.formats.diagram import (
@@ -211,6 +212,7 @@ class _MermaidReader:
         stack = [self.scopes[id(self.root)]]
         note: tuple[str, str, list[str]] | None = None
         for number, raw in enumerate(lines, 1):
+            check_budget()
             line = raw.strip()
             if note is not None:
                 if line.lower() == "end note":

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast
 
+from statekit.budget import check_budget
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import (
     BUILTIN_ACTIONS,
@@ -71,6 +72,7 @@ def _join(where: str, key: str) -> str:
 def _parse_state(
     config: Any, *, key: str, path: tuple[str, ...], parent_id: str | None, machine_id: str, where: str, depth: int
 ) -> StateNode:
+    check_budget()  # per state: parsing a huge machine stops with the call
     if depth > MAX_DEPTH:
         raise MachineDefinitionError(f"states nest deeper than {MAX_DEPTH} levels", where)
     if config is None:

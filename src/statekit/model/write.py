@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from statekit.budget import check_budget
 from statekit.model.core import (
     Action,
     EnqueueBranch,
@@ -45,6 +46,7 @@ def invoke_config(invoke: Invoke, *, with_extra: bool = True) -> dict[str, Any]:
 
 
 def _state_to_config(node: StateNode) -> dict[str, Any]:
+    check_budget()  # per state: writing a huge machine stops with the call
     config: dict[str, Any] = {}
     if node.parent_id is not None and node.explicit_id is not None:
         config["id"] = node.explicit_id

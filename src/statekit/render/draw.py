@@ -6,11 +6,13 @@ and any later tool that draws machines (hosted machines, for one) all call these
 
 from __future__ import annotations
 
+import contextvars
 import struct
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
+from statekit.budget import check_budget, report_progress
 from statekit.model.core import MachineModel
 from statekit.render.dot import DrawOptions, machine_dot
 from statekit.render.edges import DrawnEdge, drawn_edges
@@ -98,10 +100,14 @@ def render_parent_pngs(
     edges = drawn_edges(model)  # resolved once for every image
 
     def draw(view: DrawOptions) -> PngImage:
+        check_budget()
         image = render_png(model, view, engine=chosen, edges=edges)
+        report_progress(views.index(view) + 1, len(views), f"drew {view.root_id}")
         return replace(image, parent_node_id=view.root_id)
 
     if len(views) <= 1 or workers <= 1:
         return [draw(view) for view in views]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(draw, views))
+        # Each drawing runs in the caller's context, so the call's budget reaches the pool threads.
+        contexts = [contextvars.copy_context() for _ in views]  # copied here, in the caller's thread
+        return list(pool.map(lambda context, view: context.run(draw, view), contexts, views))

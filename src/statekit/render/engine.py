@@ -14,12 +14,25 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from statekit.budget import (
+    BudgetStop,
+    cancelled_error,
+    current_budget,
+    seconds_left,
+    time_limit_error,
+)
 
 ENGINE_VARIABLE = "STATEKIT_GRAPHVIZ"
 #: A drawing that takes longer than this is abandoned (the caller reports it unavailable).
 DEFAULT_TIMEOUT_SECONDS = 60.0
+
+
+#: Seconds between two looks at the call budget while the engine runs.
+_POLL_SECONDS = 0.1
 
 
 class RenderUnavailable(Exception):
@@ -68,19 +81,41 @@ def run_engine(
     extra_args: tuple[str, ...] = (),
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
 ) -> bytes:
-    """Lay out and draw `dot_text` as `output_format` (`svg`, `png`); failures raise RenderUnavailable."""
+    """Lay out and draw `dot_text` as `output_format` (`svg`, `png`); failures raise RenderUnavailable.
+
+    Inside a tool call the engine process also obeys the call's budget: it is killed when the
+    call runs out of time (`deadline_exceeded`) or is cancelled (`cancelled`).
+    """
+    budget = current_budget()
+    left = seconds_left()
+    limit = timeout if left is None else min(timeout, left)
+    started = time.monotonic()
     try:
-        completed = subprocess.run(
+        process = subprocess.Popen(
             [engine.path, f"-T{output_format}", *extra_args],
-            input=dot_text.encode("utf-8"),
-            capture_output=True,
-            timeout=timeout,
-            check=False,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
-    except subprocess.TimeoutExpired:
-        raise RenderUnavailable(f"{engine.name} took longer than {timeout:g} s") from None
     except OSError as error:
         raise RenderUnavailable(f"{engine.name} could not run: {error.strerror}") from None
+    data: bytes | None = dot_text.encode("utf-8")
+    with process:
+        while True:
+            try:
+                stdout, stderr = process.communicate(input=data, timeout=_POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                data = None  # sent already (a retry may not send it again, and loses no output)
+                over = time.monotonic() - started > limit
+                if not over and (budget is None or not budget.cancelled):
+                    continue
+                process.kill()
+                process.communicate()
+                if budget is not None and budget.expired():
+                    raise BudgetStop(time_limit_error(budget.seconds)) from None
+                if budget is not None and budget.cancelled:
+                    raise BudgetStop(cancelled_error()) from None
+                raise RenderUnavailable(f"{engine.name} took longer than {timeout:g} s") from None
+    completed = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     if completed.returncode != 0 or not completed.stdout:
         detail = completed.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = detail[-1][:200] if detail else f"exit status {completed.returncode}"

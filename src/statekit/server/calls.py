@@ -13,20 +13,44 @@ import json
 import logging
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+import anyio.from_thread
 import anyio.to_thread
 import mcp_types as types
 from pydantic import TypeAdapter
 
+from statekit.budget import CallBudget, time_limit_error
 from statekit.errors import ToolError
 from statekit.server.observer import ToolCallObserver, build_event, deliver, trace_context
 from statekit.tools import registry
 from statekit.tools.registry import JSONObject, ToolContext, ToolSpec
 
 logger = logging.getLogger(__name__)
+
+#: Seconds past a call's deadline the server still waits for the work to stop by itself.
+_DEADLINE_GRACE_SECONDS = 2.0
+#: `progress(done, total, message)`: sends one MCP progress notification (the SDK's
+#: `report_progress`, a no-op when the client sent no progress token).
+ProgressSender = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+def _progress_bridge(progress: ProgressSender | None) -> Any:
+    """A callback for the worker thread that sends each report on the event loop."""
+    if progress is None:
+        return None
+
+    def send(done: float, total: float | None, message: str | None) -> None:
+        async def once() -> None:
+            await progress(done, total, message)
+
+        anyio.from_thread.run(once)
+
+    return send
+
 
 #: Checks one content block a tool returned under its `content_key` (image, audio, text, ...).
 CONTENT_BLOCK: TypeAdapter[types.ContentBlock] = TypeAdapter(types.ContentBlock)
@@ -44,13 +68,35 @@ class ToolCaller:
     context: ToolContext | None = None
 
     async def call(
-        self, spec: ToolSpec, arguments: Mapping[str, Any] | None, meta: Mapping[str, Any] | None
+        self,
+        spec: ToolSpec,
+        arguments: Mapping[str, Any] | None,
+        meta: Mapping[str, Any] | None,
+        progress: ProgressSender | None = None,
     ) -> types.CallToolResult:
-        """Run `spec` on `arguments`; every failure becomes an `isError` result, never an exception."""
+        """Run `spec` on `arguments`; every failure becomes an `isError` result, never an exception.
+
+        The call runs under its budget (the context's `call_seconds` and `max_output_bytes`).
+        When the client cancels the request (or its transport goes away) the task running this
+        is cancelled: the budget is cancelled too, so the worker stops at its next check. If
+        the work overruns its deadline without reaching a check, the caller is answered
+        `deadline_exceeded` anyway. `progress` passes the work's progress reports to the
+        client (a no-op unless it sent a progress token).
+        """
         started = time.perf_counter()
         error_code: str | None = None
+        settings = self.context or registry.default_context()
+        budget = CallBudget(seconds=settings.call_seconds, max_output_bytes=settings.max_output_bytes,
+                            on_progress=_progress_bridge(progress))
         try:
-            structured, text, blocks = await anyio.to_thread.run_sync(self._run, spec, arguments)
+            grace = None if budget.seconds is None else budget.seconds + _DEADLINE_GRACE_SECONDS
+            with anyio.move_on_after(grace) as overrun:
+                structured, text, blocks = await anyio.to_thread.run_sync(
+                    self._run, spec, arguments, budget, abandon_on_cancel=True)
+            if overrun.cancelled_caught:
+                logger.warning("tool %s overran its %ss budget without reaching a check; abandoned",
+                               spec.name, budget.seconds)
+                raise time_limit_error(budget.seconds)
             result = success_result(structured, text, blocks)
         except ToolError as exc:
             if exc.code == "internal_error" and exc.__cause__ is not None:
@@ -64,6 +110,8 @@ class ToolCaller:
             error_code = "internal_error"
             result = error_result(ToolError("internal_error", f"{spec.name} failed unexpectedly"),
                                   envelope=spec.error_envelope)
+        finally:
+            budget.cancel()  # finished, failed or cancelled: any work still running stops
         if self.observer is not None:
             elapsed_ms = (time.perf_counter() - started) * 1000.0
             event = build_event(
@@ -73,11 +121,11 @@ class ToolCaller:
         return result
 
     def _run(
-        self, spec: ToolSpec, arguments: Mapping[str, Any] | None
+        self, spec: ToolSpec, arguments: Mapping[str, Any] | None, budget: CallBudget | None = None
     ) -> tuple[JSONObject, str, list[types.ContentBlock]]:
         context = self.context if self.context is not None else registry.default_context()
         structured = registry.run_call(
-            spec, arguments, context, max_source_bytes=self.max_source_bytes
+            spec, arguments, context, max_source_bytes=self.max_source_bytes, budget=budget
         )
         blocks = self._take_content_blocks(spec, structured)
         try:

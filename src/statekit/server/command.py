@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from statekit.budget import DEFAULT_CALL_SECONDS, DEFAULT_MAX_OUTPUT_BYTES
 from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES
 
 # The defaults of `statekit.server.http_limits.HttpLimits`, repeated here so building the CLI
@@ -94,6 +95,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=None,
         help="largest HTTP request body (default: derived)",
+    )
+    parser.add_argument(
+        "--call-timeout", type=_positive_seconds, default=None,
+        help=f"seconds one tool call may run before it is stopped with deadline_exceeded "
+        f"(default $STATEKIT_CALL_TIMEOUT or {DEFAULT_CALL_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--max-output-bytes", type=_positive_int, default=None,
+        help=f"largest tool result in bytes of JSON; larger ones are refused with output_too_large "
+        f"(default $STATEKIT_MAX_OUTPUT_BYTES or {DEFAULT_MAX_OUTPUT_BYTES})",
     )
     parser.add_argument(
         "--header-timeout", type=_positive_seconds, default=HTTP_DEFAULTS.header_timeout,
@@ -213,6 +224,7 @@ def _create(args: argparse.Namespace, client_id: str) -> Server[Any]:
         workspace_root=args.workspace,
         verification_adapter=_verification_adapter(args),
         **store,
+        **_call_limits(args),
     )
     if getattr(args, "forward_credential", False):
         _forward_caller_credential(context.resource_provider)
@@ -222,6 +234,16 @@ def _create(args: argparse.Namespace, client_id: str) -> Server[Any]:
         client_id=client_id,
         context=context,
     )
+
+
+def _call_limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The per-call budget flags given (the rest comes from the environment or the defaults)."""
+    limits: dict[str, Any] = {}
+    if getattr(args, "call_timeout", None) is not None:
+        limits["call_seconds"] = args.call_timeout
+    if getattr(args, "max_output_bytes", None) is not None:
+        limits["max_output_bytes"] = args.max_output_bytes
+    return limits
 
 
 def _forward_caller_credential(provider: Any) -> None:

@@ -174,7 +174,9 @@ def _install_call_handler(
     ) -> Any:
         spec = catalog.get(params.name)
         if spec is not None:
-            return await caller.call(spec, params.arguments, params.meta)
+            session = getattr(ctx, "session", None)
+            progress = getattr(session, "report_progress", None)
+            return await caller.call(spec, params.arguments, params.meta, progress)
         if previous is not None:
             return await previous.handler(ctx, params)
         # Unknown names are not tool calls, so the observer is not told (the name is caller text).

@@ -22,6 +22,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from statekit.budget import (
+    DEFAULT_CALL_SECONDS,
+    DEFAULT_MAX_OUTPUT_BYTES,
+    BudgetStop,
+    CallBudget,
+    current_budget,
+    output_limit_error,
+    running,
+)
 from statekit.errors import ToolError
 from statekit.hosted.provider import DEFAULT_CLIENT_ID, ResourceProvider
 from statekit.tools.schema_check import SchemaCheck, SchemaViolation
@@ -102,12 +111,27 @@ class ToolContext:
     store_url: str = "memory://"
     #: The live machine service on that store, made on first use (`statekit.tools.live_tools`).
     live_machines: Any = None
+    #: Seconds one call may run before it is stopped (`deadline_exceeded`); None: no limit.
+    call_seconds: float | None = DEFAULT_CALL_SECONDS
+    #: Bytes of JSON one result may hold (`output_too_large`); None: no limit.
+    max_output_bytes: int | None = DEFAULT_MAX_OUTPUT_BYTES
 
     @classmethod
     def from_environment(cls, **overrides: Any) -> ToolContext:
         """The default context: providers configured from environment variables."""
         from statekit.hosted.config import provider_from_environment
 
+        for variable, key, kind in (("STATEKIT_CALL_TIMEOUT", "call_seconds", float),
+                                    ("STATEKIT_MAX_OUTPUT_BYTES", "max_output_bytes", int)):
+            text = os.environ.get(variable, "").strip()
+            if key not in overrides and text:
+                try:
+                    value = kind(text)
+                except ValueError:
+                    raise ValueError(f"{variable} must be a positive number, not {text!r}") from None
+                if not value > 0:
+                    raise ValueError(f"{variable} must be a positive number, not {text!r}")
+                overrides[key] = value
         if "store_url" not in overrides and os.environ.get("STATEKIT_STORE"):
             overrides["store_url"] = os.environ["STATEKIT_STORE"]
         context = cls(**overrides)
@@ -157,15 +181,17 @@ def call(
     *,
     max_source_bytes: int | None = None,
     context: ToolContext | None = None,
+    budget: CallBudget | None = None,
 ) -> JSONObject:
     """Run tool `name` on `arguments` and return its structured result; failures raise ToolError.
 
-    `max_source_bytes` overrides the context's size limit for this call.
+    `max_source_bytes` overrides the context's size limit for this call; `budget` its time
+    and output limits (see `run_call`).
     """
     spec = get(name)
     if context is None:
         context = default_context()
-    return run_call(spec, arguments, context, max_source_bytes=max_source_bytes)
+    return run_call(spec, arguments, context, max_source_bytes=max_source_bytes, budget=budget)
 
 
 def run_call(
@@ -174,25 +200,35 @@ def run_call(
     context: ToolContext,
     *,
     max_source_bytes: int | None = None,
+    budget: CallBudget | None = None,
 ) -> JSONObject:
-    """The pipeline: size limit -> input schema -> the tool -> output schema -> result.
+    """The pipeline: size limit -> input schema -> the tool -> output schema -> output limit.
 
     Every face calls this (the server from a worker thread). Each stage raises `ToolError`
     with a code from the closed set; anything else a tool raises becomes `internal_error`.
 
-    Where the per-call controls go (the hardening work adds them here, nowhere else):
-    - the time budget and cancellation wrap stage 3 (`_run_function`): the function runs
-      under a deadline taken from the context and stops at its checkpoints when cancelled;
-    - progress reporting is a callback on the context that stage 3 hands to the function;
-    - the output limit is stage 5, after the output schema, on the checked result.
+    Stages 3-5 run under the call's budget (`statekit.budget`): `budget` when given (the
+    server's, which it cancels when the client cancels or goes away, and which carries its
+    progress listener), else the budget of an enclosing call (a tool calling a tool shares
+    it), else one from the context's `call_seconds` and `max_output_bytes`. Work that reaches
+    a budget check past the deadline stops with `deadline_exceeded` (or `cancelled`); a
+    result over the output limit is refused with `output_too_large` naming the limit.
     """
     args = _as_arguments(arguments)
     limit = max_source_bytes if max_source_bytes is not None else context.max_source_bytes
     check_source_size(args, limit)  # 1: before anything parses or validates the input
     check_input(spec, args)  # 2
-    result = _run_function(spec, args, context)  # 3
-    check_output(spec, result)  # 4
-    return result  # 5: (output limit)
+    if budget is None:
+        budget = current_budget() or CallBudget(seconds=context.call_seconds,
+                                                max_output_bytes=context.max_output_bytes)
+    try:
+        with running(budget):
+            result = _run_function(spec, args, context)  # 3
+            check_output(spec, result)  # 4
+            check_output_size(result, budget.max_output_bytes)  # 5
+    except BudgetStop as stop:
+        raise stop.error from None
+    return result
 
 
 def _as_arguments(arguments: Any) -> JSONObject:
@@ -287,6 +323,18 @@ def _checks_of(spec: ToolSpec) -> _Checks:
             checks = _Checks(spec, SchemaCheck(spec.input_schema), SchemaCheck(spec.output_schema))
             _CHECKS[spec.name] = checks
         return checks
+
+
+def check_output_size(result: Any, limit: int | None) -> None:
+    """Refuse a result whose JSON is over `limit` bytes with `output_too_large` naming the limit."""
+    if limit is None:
+        return
+    try:
+        size = len(json.dumps(result, ensure_ascii=False, default=str, allow_nan=True).encode("utf-8", "replace"))
+    except (TypeError, ValueError, RecursionError):
+        return  # not JSON: the output schema check reports it
+    if size > limit:
+        raise output_limit_error(limit, size)
 
 
 _default_context: ToolContext | None = None
