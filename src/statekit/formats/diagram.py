@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from statekit.budget import check_budget
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import FormatWarning, warning
 from statekit.model import MachineModel, StateNode, Transition, parse_machine
@@ -250,6 +251,7 @@ def build_model(root: RNode, edges: list[REdge], warnings: list[FormatWarning], 
     """The machine of a structure reader's tree and edges, with every default reported."""
     stack = [(root, 0)]
     while stack:  # iterative: the tree may be deeper than Python's recursion limit
+        check_budget()
         node, depth = stack.pop()
         if depth > MAX_TREE_DEPTH:
             raise ToolError("invalid_input", f"the {format_name} states nest deeper than {MAX_TREE_DEPTH} levels")
