@@ -1,6 +1,6 @@
 """Engine throughput: statekit against its peers, side by side in one run.
 
-    python bench/engine.py                  # everything, about two minutes on 2 cores
+    python bench/engine.py                  # everything: five machines, about 5-7 minutes on 2 cores
     python bench/engine.py --peers statekit-actor,xstate-actor --machines flat
 
 Every (peer, machine) pair runs in its own subprocess, one after another, so no peer warms
