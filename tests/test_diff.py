@@ -12,9 +12,9 @@ import pytest
 
 from statekit import tools
 from statekit.analysis.patches import apply_patches, comparable_config
+from statekit.cli.change import add_commands as add_change_commands
 from statekit.errors import ToolError
 from statekit.model import parse_machine
-from statekit.tools.change_tools import add_change_commands
 
 BEFORE: dict[str, Any] = {
     "id": "player",

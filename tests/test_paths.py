@@ -481,7 +481,7 @@ def test_engine_api_agrees_with_tool_on_a_chain() -> None:
 def test_paths_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
-    from statekit.tools.path_tools import add_paths_command
+    from statekit.cli.paths import add_commands as add_paths_command
 
     parser = argparse.ArgumentParser()
     add_paths_command(parser.add_subparsers(dest="command"))

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from machine_strategies import machine_configs
 from statekit import tools
 from statekit.analysis.review_mermaid import escape_label, render_state_diagram
+from statekit.cli.change import add_commands as add_change_commands
 from statekit.errors import ToolError
 from statekit.model import parse_machine
-from statekit.tools.change_tools import add_change_commands
 
 ORIGINAL: dict[str, Any] = {
     "id": "payment",

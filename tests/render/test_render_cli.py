@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from machines import PLAYER
 
+from statekit.cli.render import add_commands as add_render_command
 from statekit.render import find_engine
-from statekit.render.cli import add_render_command
 
 
 def run(*argv: str) -> int:

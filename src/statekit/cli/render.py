@@ -1,6 +1,6 @@
 """`statekit render FILE -o out.svg|out.png|out.html`: draw a machine file.
 
-`add_render_command(subparsers)` adds the subcommand to the `statekit` parser; the output format
+`add_commands(subparsers)` adds the subcommand to the `statekit` parser; the output format
 follows the output file's extension. `.html` writes the interactive viewer as a standalone page.
 """
 
@@ -11,16 +11,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from statekit.cli._input import read_source
 from statekit.errors import ToolError
 from statekit.render.dot import DIRECTIONS, DrawOptions, machine_dot
 from statekit.render.draw import render_png, render_svg
 from statekit.render.engine import RenderUnavailable
-from statekit.tools.files import read_source
 
 FORMATS = (".svg", ".png", ".html", ".dot")
 
 
-def add_render_command(subparsers: Any) -> argparse.ArgumentParser:
+def add_commands(subparsers: Any) -> None:
     """Add `render` to an argparse subparsers object (as returned by `add_subparsers`)."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "render",
@@ -34,7 +34,6 @@ def add_render_command(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--parent", metavar="STATE_ID", help="draw only this state's subtree")
     parser.add_argument("--depth", type=int, help="levels drawn below the root (deeper ones collapse)")
     parser.set_defaults(handler=run_render)
-    return parser
 
 
 def run_render(args: argparse.Namespace) -> int:
