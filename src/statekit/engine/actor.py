@@ -104,7 +104,9 @@ class Actor:
                 listener(snapshot)
 
     def _execute(self, action: ExecutableAction) -> None:
-        params = action.params if isinstance(action.params, Mapping) else {}
+        params = action.params
+        if type(params) is not dict and not isinstance(params, Mapping):
+            params = {}
         if action.type == "xstate.raise" and "delay" in params:
             event = params["event"]
             key = f"{self.session_id}.{params.get('id') or event.get('type')}"

@@ -5,15 +5,11 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-
-@dataclass(order=True)
-class _Timer:
-    due: float
-    sequence: int
-    key: str = field(compare=False)
-    callback: Callable[[], None] = field(compare=False)
+#: A pending timer: `(due, sequence, key, callback)`. A tuple, ordered by due time and then
+#: by scheduling order (sequences are unique, so the key and callback are never compared):
+#: a timer is scheduled for nearly every delayed transition, and tuples are the cheapest.
+_Timer = tuple[float, int, str, Callable[[], None]]
 
 
 class VirtualClock:
@@ -29,9 +25,9 @@ class VirtualClock:
     def schedule(self, key: str, delay: float, callback: Callable[[], None]) -> None:
         """Run `callback` after `delay` ms; a timer with the same key replaces the earlier one."""
         self.cancel(key)
-        timer = _Timer(self.now + max(delay, 0), next(self._sequence), key, callback)
-        self._by_key[key] = timer.sequence
-        heapq.heappush(self._timers, timer)
+        sequence = next(self._sequence)
+        self._by_key[key] = sequence
+        heapq.heappush(self._timers, (self.now + max(delay, 0), sequence, key, callback))
 
     def cancel(self, key: str) -> None:
         """Drop the pending timer with `key`, if any."""
@@ -41,17 +37,18 @@ class VirtualClock:
 
     def pending(self) -> list[tuple[float, str]]:
         """`(due time, key)` of every pending timer, soonest first."""
-        return sorted((t.due, t.key) for t in self._timers if t.sequence not in self._cancelled)
+        return sorted((due, key) for due, sequence, key, _ in self._timers if sequence not in self._cancelled)
 
     def advance(self, ms: float) -> None:
         """Move time forward by `ms`, firing every timer that falls due, in time order."""
         target = self.now + ms
-        while self._timers and self._timers[0].due <= target:
-            timer = heapq.heappop(self._timers)
-            if timer.sequence in self._cancelled:
-                self._cancelled.discard(timer.sequence)
+        timers = self._timers
+        while timers and timers[0][0] <= target:
+            due, sequence, key, callback = heapq.heappop(timers)
+            if sequence in self._cancelled:
+                self._cancelled.discard(sequence)
                 continue
-            self._by_key.pop(timer.key, None)
-            self.now = timer.due
-            timer.callback()
+            self._by_key.pop(key, None)
+            self.now = due
+            callback()
         self.now = target
