@@ -195,3 +195,49 @@ async def test_progress_notifications_reach_a_client_that_asked(budget_tools: No
     assert result.structured_content == {"done": True} and silent.structured_content == {"done": True}
     assert reports and reports[-1] == (5, 5, "step 5")
     assert [r[0] for r in reports] == sorted(r[0] for r in reports)
+
+
+async def test_an_http_client_going_away_stops_its_work(budget_tools: None) -> None:
+    """A client that disconnects mid-call (gives up) used to leave the work running for ever."""
+    import asyncio
+    import contextlib
+    import json
+
+    import uvicorn
+
+    from statekit.server.access import AccessPolicy, default_allowed_hosts
+    from statekit.server.http_app import bind_socket, build_http_app
+    from statekit.server.http_limits import HttpLimits, uvicorn_config
+
+    server = create_server(tools=["demo_spin"], context=ToolContext(call_seconds=None))
+    app = build_http_app(server, access=AccessPolicy(None), allowed_hosts=default_allowed_hosts("127.0.0.1"))
+    sock = bind_socket("127.0.0.1", 0)
+    runner = uvicorn.Server(uvicorn_config(app, HttpLimits()))
+    task = asyncio.create_task(runner.serve(sockets=[sock]))
+    try:
+        async with asyncio.timeout(10):
+            while not runner.started:
+                await asyncio.sleep(0.01)
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": "demo_spin", "arguments": {}, "_meta": meta}}).encode()
+        _reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+        writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n"
+                     b"Mcp-Method: tools/call\r\nMcp-Name: demo_spin\r\n"
+                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        await writer.drain()
+        assert await anyio.to_thread.run_sync(STARTED.wait, 30)
+        writer.close()  # the client gives up
+        with contextlib.suppress(ConnectionError):
+            await writer.wait_closed()
+        assert await anyio.to_thread.run_sync(STOPPED.wait, 30), "the work kept running after the client left"
+    finally:
+        STOPPED.set()
+        runner.should_exit = True
+        runner.force_exit = True
+        async with asyncio.timeout(10):
+            await task
+        sock.close()

@@ -271,10 +271,47 @@ class BodyLimitGuard:
                 await _send_json(send, 400, rejection.encoded())
                 return
 
-        async def replay() -> Message:
-            return buffered.popleft() if buffered else await receive()
+        await self._serve_watching_disconnect(scope, buffered, receive, send)
 
-        await self.app(scope, replay, send)
+    async def _serve_watching_disconnect(
+        self, scope: Scope, buffered: deque[Message], receive: Receive, send: Send
+    ) -> None:
+        """Run the endpoint; if the client goes away before the answer is sent, cancel it.
+
+        Only this guard reads from the connection once the body is in: the endpoint gets the
+        buffered body, then (if it asks again) a disconnect message when there is one. A call
+        whose client left is cancelled, which cancels its budget, so the work stops.
+        """
+        gone = anyio.Event()
+        answered = False
+
+        async def replay() -> Message:
+            if buffered:
+                return buffered.popleft()
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def tracked_send(message: Message) -> None:
+            nonlocal answered
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered = True
+
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                gone.set()
+                if not answered:
+                    client = scope.get("client") or ("?", 0)
+                    logger.warning("client %s:%s went away before its answer; the call is cancelled",
+                                   client[0], client[1])
+                    group.cancel_scope.cancel()
+
+            group.start_soon(watch)
+            await self.app(scope, replay, tracked_send)
+            group.cancel_scope.cancel()
 
     async def _refuse(self, send: Send) -> None:
         await send_error(
