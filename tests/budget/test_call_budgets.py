@@ -139,9 +139,9 @@ def _counting(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 _OPEN = {"type": "object"}
-SPIN = ToolSpec("demo_spin", "spin", "spins until stopped", _OPEN, _OPEN, _spin)
-SLEEPY = ToolSpec("demo_sleepy", "sleepy", "never checks", _OPEN, _OPEN, _sleepy)
-COUNTING = ToolSpec("demo_counting", "counting", "reports progress", _OPEN, _OPEN, _counting)
+SPIN = ToolSpec(name="demo_spin", title="spin", description="spins until stopped", input_schema=_OPEN, output_schema=_OPEN, function=_spin)
+SLEEPY = ToolSpec(name="demo_sleepy", title="sleepy", description="never checks", input_schema=_OPEN, output_schema=_OPEN, function=_sleepy)
+COUNTING = ToolSpec(name="demo_counting", title="counting", description="reports progress", input_schema=_OPEN, output_schema=_OPEN, function=_counting)
 
 
 @pytest.fixture

@@ -52,30 +52,30 @@ def _id_schema(name: str) -> dict[str, Any]:
 _NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 for spec in (
-    ToolSpec("list_stately_projects", "List hosted projects", "The hosted projects the caller can access.",
-             _NO_ARGUMENTS,
-             {"type": "object", "properties": {"projects": {"type": "array", "items": _PROJECT}}, "required": ["projects"]},
-             _list_projects, OPEN_WORLD, takes_context=True, error_envelope=True,
+    ToolSpec(name="list_stately_projects", title="List hosted projects", description="The hosted projects the caller can access.",
+             input_schema=_NO_ARGUMENTS,
+             output_schema={"type": "object", "properties": {"projects": {"type": "array", "items": _PROJECT}}, "required": ["projects"]},
+             function=_list_projects, annotations=OPEN_WORLD, takes_context=True, error_envelope=True,
              summarize=lambda r: "\n".join(f"{p['projectId']}: {p['name']}" for p in r["projects"]) or "No projects."),
-    ToolSpec("get_stately_project", "Get a hosted project",
-             "One project, with its current project version id and machine ids. Takes a projectId.",
-             _id_schema("projectId"),
-             {"type": "object", "properties": {"project": {**_PROJECT, "properties": {
+    ToolSpec(name="get_stately_project", title="Get a hosted project",
+             description="One project, with its current project version id and machine ids. Takes a projectId.",
+             input_schema=_id_schema("projectId"),
+             output_schema={"type": "object", "properties": {"project": {**_PROJECT, "properties": {
                  **_PROJECT["properties"], "machineIds": {"type": "array", "items": {"type": "string"}}}}},  # type: ignore[dict-item]
               "required": ["project"]},
-             _get_project, OPEN_WORLD, takes_context=True, error_envelope=True),
-    ToolSpec("list_stately_project_machines", "List a project's machines", "The machines in a hosted project.",
-             _id_schema("projectId"),
-             {"type": "object", "properties": {"machines": {"type": "array", "items": _MACHINE_SUMMARY}},
+             function=_get_project, annotations=OPEN_WORLD, takes_context=True, error_envelope=True),
+    ToolSpec(name="list_stately_project_machines", title="List a project's machines", description="The machines in a hosted project.",
+             input_schema=_id_schema("projectId"),
+             output_schema={"type": "object", "properties": {"machines": {"type": "array", "items": _MACHINE_SUMMARY}},
               "required": ["machines"]},
-             _list_project_machines, OPEN_WORLD, takes_context=True, error_envelope=True,
+             function=_list_project_machines, annotations=OPEN_WORLD, takes_context=True, error_envelope=True,
              summarize=lambda r: "\n".join(f"{m['machineId']}: {m['name']}" for m in r["machines"]) or "No machines."),
-    ToolSpec("get_stately_machine", "Get a hosted machine", "One hosted machine, with its definition. Takes a machineId.",
-             _id_schema("machineId"),
-             {"type": "object", "properties": {"machine": {"type": "object", "properties": {
+    ToolSpec(name="get_stately_machine", title="Get a hosted machine", description="One hosted machine, with its definition. Takes a machineId.",
+             input_schema=_id_schema("machineId"),
+             output_schema={"type": "object", "properties": {"machine": {"type": "object", "properties": {
                  "machineId": {"type": "string"}, "name": {"type": "string"}, "projectId": {"type": "string"},
                  "definition": {}, "graph": {}}, "required": ["machineId"]}}, "required": ["machine"]},
-             _get_machine, OPEN_WORLD, takes_context=True, error_envelope=True),
+             function=_get_machine, annotations=OPEN_WORLD, takes_context=True, error_envelope=True),
 ):
     register(spec)
 
@@ -114,15 +114,15 @@ def _register_visualize_hosted() -> None:
     from statekit.tools import visualize_tools
 
     register(ToolSpec(
-        "visualize_stately_machine", "Visualize a hosted machine",
-        "Fetches one hosted machine (its public graph first, then an XGraph-shaped stored definition, then legacy "
+        name="visualize_stately_machine", title="Visualize a hosted machine",
+        description="Fetches one hosted machine (its public graph first, then an XGraph-shaped stored definition, then legacy "
         "DigraphDef) and renders it as visualize_machine does: PNGs per parent state plus the interactive app.",
-        {"type": "object", "properties": {
+        input_schema={"type": "object", "properties": {
             "machineId": ID_ARGUMENT,
             "direction": visualize_tools.INPUT_SCHEMA["properties"]["direction"],
             "parentNodeIds": visualize_tools.INPUT_SCHEMA["properties"]["parentNodeIds"]},
          "required": ["machineId"], "additionalProperties": False},
-        visualize_tools.OUTPUT_SCHEMA, _visualize_hosted, OPEN_WORLD, takes_context=True, error_envelope=True,
+        output_schema=visualize_tools.OUTPUT_SCHEMA, function=_visualize_hosted, annotations=OPEN_WORLD, takes_context=True, error_envelope=True,
         summarize=visualize_tools.summarize, content_key=visualize_tools.IMAGES_KEY,
         meta={"ui": {"resourceUri": APP_URI}},
     ))

@@ -14,6 +14,7 @@ a tool's function may assume its arguments conform to its input schema.
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
@@ -60,9 +61,9 @@ class ToolAnnotations:
     open_world: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolSpec:
-    """One operation of the product surface."""
+    """One operation of the product surface (keywords only: `ToolSpec(name=..., ...)`)."""
 
     name: str
     title: str
@@ -348,6 +349,35 @@ def default_context() -> ToolContext:
     return _default_context
 
 
+#: Every built-in tool and the module (in `statekit/tools/`) that holds its code: one hop from a
+#: tool's name to its code. Importing a module registers its tools; a new tool is added here.
+TOOL_MODULES: dict[str, str] = {
+    "apply_machine_patches": "change_tools",
+    "check_machine_properties": "property_tools",
+    "convert_machine": "convert_tools",
+    "coverage_report": "verify_tools",
+    "diff_machines": "change_tools",
+    "extract_machines_from_code": "extract_tools",
+    "generate_graph_paths": "path_tools",
+    "generate_test_paths": "verify_tools",
+    "get_machine": "workspace_tools",
+    "get_machine_snapshot": "live_tools",
+    "get_stately_machine": "hosted_tools",
+    "get_stately_project": "hosted_tools",
+    "list_machines": "workspace_tools",
+    "list_stately_project_machines": "hosted_tools",
+    "list_stately_projects": "hosted_tools",
+    "review_machine_implementation": "change_tools",
+    "send_events": "live_tools",
+    "simulate_machine": "machine_tools",
+    "start_machine": "live_tools",
+    "stop_machine": "live_tools",
+    "validate_machine": "machine_tools",
+    "verify": "verify_tools",
+    "visualize_machine": "visualize_tools",
+    "visualize_stately_machine": "hosted_tools",
+}
+
 _LOADED = False
 
 
@@ -356,4 +386,8 @@ def _load_builtin_tools() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from statekit.tools import builtin  # noqa: F401  (imports register the tools)
+    for module in dict.fromkeys(TOOL_MODULES.values()):
+        importlib.import_module(f"statekit.tools.{module}")
+    missing = [name for name in TOOL_MODULES if name not in _REGISTRY]
+    if missing:  # the index and the modules disagree: a programming error, not a caller's
+        raise RuntimeError(f"TOOL_MODULES names tools no module registered: {', '.join(missing)}")

@@ -133,35 +133,35 @@ _REPORT_ARG = {"type": "object", "properties": {"report": {"type": "object"}}, "
                "additionalProperties": False}
 
 register(ToolSpec(
-    "verify", "Verify an implementation against its machine",
-    "Plans model-based test paths from the machine (every reachable transition), runs them through the host's "
+    name="verify", title="Verify an implementation against its machine",
+    description="Plans model-based test paths from the machine (every reachable transition), runs them through the host's "
     "verification adapter under a no-AI, no-network policy, and returns a versioned report: recorded paths, model "
     "coverage, executed coverage and a verdict. Without an adapter it returns verification_unavailable.",
-    {"type": "object", "properties": {
+    input_schema={"type": "object", "properties": {
         "model": MODEL_ARGUMENT,
         "bindings": {"anyOf": [{"type": "array", "items": BINDING}, BINDING]},
         "baseline": {"type": "object", "description": "A previous report, or a reference object."}},
      "required": ["model"], "additionalProperties": False},
-    {"type": "object", "properties": {"report": REPORT_SCHEMA}, "required": ["report"]},
-    _verify, takes_context=True,
+    output_schema={"type": "object", "properties": {"report": REPORT_SCHEMA}, "required": ["report"]},
+    function=_verify, takes_context=True,
     summarize=lambda r: (f"Verdict: {r['report']['verdict']}; {len(r['report']['results'])} path(s); model transitions "
                          f"{r['report']['coverage']['model']['transitions']['percent']}%, executed "
                          f"{r['report']['coverage']['executed']['transitions']['percent']}%"),
 ))
 register(ToolSpec(
-    "generate_test_paths", "Test paths recorded in a report",
-    "Returns the paths recorded in a verification report. It does not plan or execute new tests; a legacy report "
+    name="generate_test_paths", title="Test paths recorded in a report",
+    description="Returns the paths recorded in a verification report. It does not plan or execute new tests; a legacy report "
     "without paths returns verification_paths_unavailable.",
-    _REPORT_ARG,
-    {"type": "object", "properties": {"paths": {"type": "array", "items": PATH_SCHEMA}, "count": {"type": "integer"}},
+    input_schema=_REPORT_ARG,
+    output_schema={"type": "object", "properties": {"paths": {"type": "array", "items": PATH_SCHEMA}, "count": {"type": "integer"}},
      "required": ["paths", "count"]},
-    _generate_test_paths,
+    function=_generate_test_paths,
 ))
 register(ToolSpec(
-    "coverage_report", "Coverage and verdict of a report",
-    "Returns model and executed coverage plus the verdict of a verification report, without re-running it.",
-    _REPORT_ARG,
-    {"type": "object", "properties": {"coverage": _RECORDED_COVERAGE, "verdict": {"type": "string"},
+    name="coverage_report", title="Coverage and verdict of a report",
+    description="Returns model and executed coverage plus the verdict of a verification report, without re-running it.",
+    input_schema=_REPORT_ARG,
+    output_schema={"type": "object", "properties": {"coverage": _RECORDED_COVERAGE, "verdict": {"type": "string"},
                                       "results": {"type": "object"}}, "required": ["coverage", "verdict", "results"]},
-    _coverage_report,
+    function=_coverage_report,
 ))

@@ -38,33 +38,33 @@ def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
 
 
 register(ToolSpec(
-    "list_machines", "List machines in the workspace",
-    "Finds state machines in the local workspace: XState configs in .json/.yaml, SCXML, Mermaid (.mmd), D2 and "
+    name="list_machines", title="List machines in the workspace",
+    description="Finds state machines in the local workspace: XState configs in .json/.yaml, SCXML, Mermaid (.mmd), D2 and "
     "XState source (.ts/.tsx/.js/.mjs), skipping node_modules, .git and git-ignored files. Runs entirely locally "
     "and never runs a program. Paths are relative to the workspace root; files that could not be read (over "
     f"{MAX_FILE_BYTES} bytes, or not regular files) are listed under `skipped` with a code.",
-    {"type": "object", "properties": {"directory": {"type": "string", "description": "Only below this folder."}},
+    input_schema={"type": "object", "properties": {"directory": {"type": "string", "description": "Only below this folder."}},
      "additionalProperties": False},
-    {"type": "object", "properties": {
+    output_schema={"type": "object", "properties": {
         "root": {"type": "string", "description": "The listed folder, relative to the workspace root."},
         "machines": {"type": "array", "items": _SUMMARY},
         "skipped": {"type": "array", "items": {"type": "object", "properties": {
             "file": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"}},
             "required": ["file", "code", "message"]}}},
      "required": ["root", "machines"]},
-    _list, takes_context=True,
+    function=_list, takes_context=True,
     summarize=lambda r: "\n".join(f"{m['machineId']} ({m['format']}): {m['name']}" for m in r["machines"])
     or "No machines found.",
 ))
 register(ToolSpec(
-    "get_machine", "Get a workspace machine",
-    "Reads one machine of the local workspace by the machineId list_machines gives, as an XState config.",
-    {"type": "object", "properties": {"machineId": {"type": "string", "minLength": 1,
+    name="get_machine", title="Get a workspace machine",
+    description="Reads one machine of the local workspace by the machineId list_machines gives, as an XState config.",
+    input_schema={"type": "object", "properties": {"machineId": {"type": "string", "minLength": 1,
                                                   "description": "As list_machines gives it."}},
      "required": ["machineId"],
      "additionalProperties": False},
-    {"type": "object", "properties": {"machine": {"type": "object", "properties": {
+    output_schema={"type": "object", "properties": {"machine": {"type": "object", "properties": {
         **_SUMMARY["properties"], "config": {"type": "object"}}, "required": ["machineId", "config"]}},  # type: ignore[dict-item]
      "required": ["machine"]},
-    _get, takes_context=True,
+    function=_get, takes_context=True,
 ))
