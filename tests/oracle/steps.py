@@ -1,6 +1,6 @@
 """What both oracle suites compare of a statekit step, shaped like the traces node prints.
 
-`tests/test_oracle.py` (JSON configs through trace.mjs) and `tests/test_inline_oracle.py`
+`tests/engine/test_oracle.py` (JSON configs through trace.mjs) and `tests/engine/test_inline_oracle.py`
 (XState source through inline/run.mjs) describe statekit's steps with these functions, so the two
 comparisons cannot drift apart.
 """

@@ -5,7 +5,7 @@ transitions it selected. Coverage needs those, including the eventless (`always`
 internally raised ones taken later in the same macrostep, so this module replays XState's
 `macrostep` loop with the engine's own selection and microstep functions and records every
 selected transition. The loop mirrors `statekit.engine.algorithm.macrostep` line for line;
-tests/test_paths.py checks on the whole paths corpus that the replay ends in the snapshot
+tests/analysis/test_paths.py checks on the whole paths corpus that the replay ends in the snapshot
 `transition()` gives, so a change to the engine's loop that is not made here fails a test.
 """
 

@@ -12,7 +12,7 @@ oracle compares statekit with real XState step by step instead.
 
 writes `tests/oracle/inline/xstate/xstate_<file>.json` (a JSON array of
 `{name, from: {file, test}, source, events, input?}`); `run.mjs` and
-`tests/test_inline_oracle.py` run them like `cases/*.js`. A candidate XState itself cannot run
+`tests/engine/test_inline_oracle.py` run them like `cases/*.js`. A candidate XState itself cannot run
 from the extracted source (it used a test helper such as `vi.fn()`, or threw while loading) is
 left out by `--check`, which runs run.mjs on the candidates first; nothing else is filtered.
 """

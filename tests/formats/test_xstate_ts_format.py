@@ -19,7 +19,7 @@ from statekit.formats import (
 )
 from statekit.model import machine_to_config, parse_machine
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "extract" / "corpus"
 FILES = sorted(CORPUS.iterdir())
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from statekit import tools
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PLAYER = ROOT / "examples" / "machines" / "player.json"
 
 GUARDED: dict[str, Any] = {

@@ -17,7 +17,7 @@ import statekit
 from statekit.engine.algorithm import MAX_CANDIDATE_TYPES
 from statekit.engine.plan import MAX_PLANS
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "machines"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "machines"))
 import wide
 
 ORDERS: dict[str, Any] = {

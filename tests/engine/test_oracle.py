@@ -31,7 +31,7 @@ import pytest
 import statekit
 from needs import missing
 
-ORACLE_DIR = Path(__file__).parent / "oracle"
+ORACLE_DIR = Path(__file__).resolve().parents[1] / "oracle"
 CASE_FILES = sorted((ORACLE_DIR / "cases").glob("*.json"))
 #: The fields of a step that must match XState exactly.
 STEP_FIELDS = ("value", "context", "status", "tags", "output", "actions", "children")

@@ -43,13 +43,13 @@ from statekit.errors import MachineDefinitionError, ToolError
 
 # tests/oracle is not a package: load the step description both oracle suites share by path.
 _steps_spec = importlib.util.spec_from_file_location(
-    "statekit_oracle_steps", Path(__file__).parent / "oracle" / "steps.py")
+    "statekit_oracle_steps", Path(__file__).resolve().parents[1] / "oracle" / "steps.py")
 assert _steps_spec is not None and _steps_spec.loader is not None
 STEPS = importlib.util.module_from_spec(_steps_spec)
 sys.modules[_steps_spec.name] = STEPS
 _steps_spec.loader.exec_module(STEPS)
 
-INLINE_DIR = Path(__file__).parent / "oracle" / "inline"
+INLINE_DIR = Path(__file__).resolve().parents[1] / "oracle" / "inline"
 ORACLE_DIR = INLINE_DIR.parent
 CASE_FILES = sorted((INLINE_DIR / "cases").glob("*.js"))
 #: Cases translated from XState's own test suite (`harvest_xstate.py`): `{name, from, source, events, input?}`.

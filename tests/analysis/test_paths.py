@@ -33,7 +33,7 @@ from statekit.errors import ToolError
 from statekit.model import parse_machine
 from statekit.tools import call
 
-ORACLE = Path(__file__).parent / "oracle"
+ORACLE = Path(__file__).resolve().parents[1] / "oracle"
 GRAPH = ORACLE / "graph"
 sys.path.insert(0, str(GRAPH))
 import corpus  # noqa: E402

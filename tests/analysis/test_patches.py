@@ -509,7 +509,7 @@ def test_documented_normalisations() -> None:
 
 
 def test_every_operation_is_documented() -> None:
-    doc = (Path(__file__).parent.parent / "docs" / "patches.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "patches.md").read_text(encoding="utf-8")
     for operation in OPERATIONS.values():
         assert f"| `{operation.name}` |" in doc
         for name in operation.fields:

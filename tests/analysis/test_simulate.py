@@ -12,7 +12,7 @@ from statekit import tools
 from statekit.analysis.simulate import MAX_EVENTS
 from statekit.errors import ToolError
 
-PLAYER = json.loads((Path(__file__).resolve().parent.parent / "examples" / "machines" / "player.json").read_text())
+PLAYER = json.loads((Path(__file__).resolve().parents[2] / "examples" / "machines" / "player.json").read_text())
 
 STEP_KEYS = {"event", "value", "context", "status", "tags", "output", "actions"}
 
