@@ -27,9 +27,11 @@ sandbox); a caller may also pass one explicitly:
     >>> PythonEvaluator(impl).guard(Guard("isAdult"), Scope({"age": 20}, {"type": "GO"}))
     True
 
-Another datamodel (SCXML's ECMAScript datamodel) implements the same `Evaluator` protocol:
-its guards are `Guard(type=..., code=<cond expression>)`, its assignments and values are
-whatever its model carries, and `Scope.in_state` answers `In('id')`.
+SCXML's datamodels are not evaluators of this protocol: an `Evaluator` answers for one
+XState scope (context, event, params) and returns the next context, while an SCXML datamodel
+is one persistent environment per session that executable content reads and writes by
+location. `statekit.scxml.datamodel.Datamodel` is that protocol; its ECMAScript datamodel runs
+in the same QuickJS sandbox, with the same limits, as `JsEvaluator`.
 """
 
 from __future__ import annotations
