@@ -38,7 +38,7 @@ def runnable_machine(machine: Any, guards: Any) -> tuple[Machine, dict[str, Any]
 def live_machines(context: ToolContext) -> LiveMachines:
     """The context's live machine service, made on first use from its store URL."""
     with _lock:
-        service: LiveMachines | None = context.live_machines
+        service = context.live_machines
         if service is None:
             try:
                 store = store_from_url(context.store_url, ttl_seconds=MAX_TTL_SECONDS)

@@ -21,7 +21,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from statekit.budget import (
     DEFAULT_CALL_SECONDS,
@@ -36,6 +36,9 @@ from statekit.errors import ToolError
 from statekit.hosted.provider import DEFAULT_CLIENT_ID, ResourceProvider
 from statekit.tools.schema_check import SchemaCheck, SchemaViolation
 from statekit.verify.adapter import VerificationAdapter
+
+if TYPE_CHECKING:
+    from statekit.live.service import LiveMachines
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +114,7 @@ class ToolContext:
     #: Where the server keeps what outlives a call (live machines): `memory://`, `sqlite:///path`, `redis://...`.
     store_url: str = "memory://"
     #: The live machine service on that store, made on first use (`statekit.tools.live_tools`).
-    live_machines: Any = None
+    live_machines: LiveMachines | None = None
     #: Seconds one call may run before it is stopped (`deadline_exceeded`); None: no limit.
     call_seconds: float | None = DEFAULT_CALL_SECONDS
     #: Bytes of JSON one result may hold (`output_too_large`); None: no limit.
