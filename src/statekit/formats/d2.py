@@ -20,6 +20,7 @@ eventless transitions). Imports, globs, edge references, `vars`, `classes`, `lay
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -48,6 +49,10 @@ _D2_RESERVED = frozenset({
     "class", "classes", "vars", "layers", "scenarios", "steps", "top", "left", "grid-rows", "grid-columns",
     "grid-gap", "vertical-gap", "horizontal-gap", "source-arrowhead", "target-arrowhead", "filled", "null",
     "true", "false", "_", "imports", "suspend", "unsuspend",
+    # The style keywords: D2 refuses them as names outside `style` ("bold must be style.bold").
+    "opacity", "stroke", "fill", "fill-pattern", "stroke-width", "stroke-dash", "border-radius", "font",
+    "font-size", "font-color", "bold", "italic", "underline", "shadow", "multiple", "double-border", "3d",
+    "animated", "text-transform", "legend-label",
 })
 _SKIPPED_BLOCKS = frozenset({"vars", "classes", "layers", "scenarios", "steps"})
 
@@ -112,7 +117,9 @@ def write_d2(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarn
         if node.type == "final":
             attributes.append("style.double-border: true")
         if node.description is not None:
-            attributes.append(f"tooltip: {_quote(clean(node.description, node, 'the description'))}")
+            # D2 reads a tooltip as Markdown, where `<tag>` is HTML: `&`, `<` and `>` are written as entities.
+            tooltip = html.escape(clean(node.description, node, "the description"), quote=False)
+            attributes.append(f"tooltip: {_quote(tooltip)}")
         if not node.children and not attributes:
             lines.append(f"{indent}{sid}: {_quote(label)}")
             return
@@ -420,10 +427,12 @@ class _D2Reader:
         node = self.obj((*self.original(container), *path))
         if self.peek() == ":":
             self.i += 1
+            self.skip_inline()
+            quoted = self.peek() in ('"', "'")  # "null" in quotes is the label null, not a deletion
             value = self.value()
             self.skip_inline()
             if value is not None:
-                if value.lower() == "null":
+                if value.lower() == "null" and not quoted:
                     raise _Skip("`null` deletions are not supported")
                 node.attrs["label"] = value
         if self.peek() == "{":
@@ -528,7 +537,7 @@ class _D2Reader:
                     node.kind = "parallel"
             tooltip = item.attrs.get("tooltip")
             if tooltip:
-                node.description = tooltip
+                node.description = html.unescape(tooltip)  # Markdown: entities are the characters
             nodes[item.path] = node
             for child in item.children:
                 if is_start(child):

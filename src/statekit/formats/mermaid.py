@@ -59,9 +59,56 @@ from statekit.model.parse import DEFAULT_MACHINE_ID
 
 # --- Mermaid writer -------------------------------------------------------------------------
 
+_MERMAID_ENTITY = re.compile(r"#(?:(?P<code>\d+)|(?P<name>[A-Za-z]+));")
+_MERMAID_NAMED = {"quot": '"', "amp": "&", "lt": "<", "gt": ">", "apos": "'", "nbsp": "\u00a0"}
+
+
+def mermaid_text(text: str) -> str:
+    """Text in Mermaid's own entity codes: `#` (it starts a code), `"` (it ends a name) and the HTML
+    specials `&`, `<`, `>` (Mermaid renders text as HTML and drops tags), and `%%`."""
+    return (text.replace("#", "#35;").replace('"', "#quot;").replace("&", "#amp;")
+            .replace("<", "#lt;").replace(">", "#gt;").replace("%%", "#37;%"))  # `%%` starts a comment
+
+
+def mermaid_unescape(text: str) -> str:
+    """Mermaid's entity codes (`#quot;`, `#59;`) as the characters they stand for."""
+    def replace(match: re.Match[str]) -> str:
+        if match["code"] is not None:
+            code = int(match["code"])
+            return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else match[0]
+        return _MERMAID_NAMED.get(match["name"], match[0])
+
+    return _MERMAID_ENTITY.sub(replace, text)
+
+
+def strip_comment(line: str) -> str:
+    """The line without a trailing `%%` comment, as mermaid's lexer reads it.
+
+    `%%` starts a comment anywhere outside a quoted name, except in text after a `:` (a
+    transition label, a description, a one-line note), which runs to the end of the line.
+    """
+    in_quote = False
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == '"':
+            in_quote = not in_quote
+        elif not in_quote:
+            if line.startswith(":::", index):  # the class shorthand `a:::name`
+                index += 3
+                continue
+            if char == ":":
+                return line
+            if line.startswith("%%", index):
+                return line[:index].rstrip()
+        index += 1
+    return line
+
+
 _MERMAID_RESERVED = frozenset({
     "state", "note", "end", "as", "direction", "classdef", "class", "style", "click", "left", "right", "of",
     "hide", "scale", "fork", "join", "choice", "tb", "bt", "lr", "rl", "acctitle", "accdescr", "default",
+    "statediagram", "statediagram-v2",
 })
 
 
@@ -88,10 +135,11 @@ def write_mermaid(model: MachineModel) -> tuple[str | dict[str, Any], list[Forma
     def declare(node: StateNode, indent: str) -> None:
         sid = node_id(node)
         key = node.key
-        if '"' in key or "\n" in key or "\r" in key:
-            key = key.replace('"', "'").replace("\n", " ").replace("\r", " ")
-            warnings.append(warning("key_renamed", f"Mermaid cannot quote {node.key!r}; written as {key!r}",
+        if "\n" in key or "\r" in key:
+            key = key.replace("\n", " ").replace("\r", " ")
+            warnings.append(warning("key_renamed", f"Mermaid labels are one line; {node.key!r} is written as {key!r}",
                                     config_path(node)))
+        key = mermaid_text(key)
         # `state id` alone confuses Mermaid's lexer when a composite follows: a bare id is safe.
         head = sid if key == sid else f'state "{key}" as {sid}'
         if not node.children:
@@ -100,13 +148,13 @@ def write_mermaid(model: MachineModel) -> tuple[str | dict[str, Any], list[Forma
             warnings.append(warning("history_as_state", f"Mermaid has no history state; {node.key!r} is written as a "
                                     "plain state", config_path(node)))
         if node.description is not None:
-            text = node.description
-            if "\n" in text or "\r" in text:
+            text = mermaid_text(node.description)
+            # A one-line note ends its state name at the first `:` and loses a trailing `;` (a
+            # statement end, which entity codes have); a note block takes any line.
+            if "\n" in text or "\r" in text or ":" in text or ";" in text or text != text.strip():
                 body = [line.strip() for line in text.splitlines()]
-                if any(line.lower() == "end note" for line in body):
-                    warnings.append(warning("description_changed", "a note cannot hold the line `end note`",
-                                            config_path(node)))
-                    body = [line if line.lower() != "end note" else "end  note" for line in body]
+                # A line starting `end note` ends the block: its `e` is written as an entity code.
+                body = ["#101;" + line[1:] if line.lower().startswith("end note") else line for line in body]
                 lines.append(f"{indent}note right of {sid}")
                 lines.extend(f"{indent}  {line}" for line in body)
                 lines.append(f"{indent}end note")
@@ -215,8 +263,10 @@ class _MermaidReader:
             check_budget()
             line = raw.strip()
             if note is not None:
-                if line.lower() == "end note":
-                    self.notes.append((note[0], note[1], "\n".join(note[2])))
+                if line.startswith("%%"):
+                    continue  # a comment, inside a note block too
+                if line.lower().startswith("end note"):  # as mermaid's lexer: the rest is not note text
+                    self.notes.append((note[0], note[1], mermaid_unescape("\n".join(note[2]))))
                     note = None
                 else:
                     note[2].append(line)
@@ -234,7 +284,7 @@ class _MermaidReader:
                 if rest:
                     raise self.fail(number, "put the statements after the header on their own lines")
                 continue
-            line = line.rstrip(";").strip()
+            line = strip_comment(line).rstrip(";").strip()
             if not line.startswith("note "):
                 line = _RE_CLASS_SHORTHAND.sub("", line)  # `a:::style` only styles
             scope = stack[-1]
@@ -252,16 +302,16 @@ class _MermaidReader:
                     raise self.fail(number, f"composite states nest deeper than {MAX_DEPTH} levels")
                 node = self.state(match["id"], scope, number)
                 if match["desc"] is not None:
-                    node.key = match["desc"]
+                    node.key = mermaid_unescape(match["desc"])
                 inner = self.scopes.setdefault(id(node), _Scope(node))
                 stack.append(inner)
             elif match := _RE_STEREOTYPE.match(line):
                 node = self.state(match["id"], scope, number)
                 node.kind = match["kind"]
             elif match := _RE_STATE_AS.match(line):
-                self.state(match["id"], scope, number).key = match["desc"]
+                self.state(match["id"], scope, number).key = mermaid_unescape(match["desc"])
             elif match := _RE_TRANSITION.match(line):
-                self.raw_edges.append((match["src"], match["dst"], (match["label"] or "").strip(), scope,
+                self.raw_edges.append((match["src"], match["dst"], mermaid_unescape((match["label"] or "").strip()), scope,
                                        len(scope.regions) - 1, f"line {number}"))
                 for end in (match["src"], match["dst"]):
                     if end != "[*]":
@@ -270,12 +320,12 @@ class _MermaidReader:
                 if match["text"] is None:
                     note = (match["id"], f"line {number}", [])
                 else:
-                    self.notes.append((match["id"], f"line {number}", match["text"].strip()))
+                    self.notes.append((match["id"], f"line {number}", mermaid_unescape(match["text"].strip())))
             elif _RE_IGNORED.match(line):
                 continue
             elif match := _RE_STATE_DESC.match(line):
                 node = self.state(match["id"], scope, number)
-                self.add_note(node, match["desc"].strip())
+                self.add_note(node, mermaid_unescape(match["desc"].strip()))
             elif match := _RE_STATE.match(line):
                 self.state(match["id"], scope, number)
             else:
