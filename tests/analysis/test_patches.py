@@ -583,3 +583,15 @@ def test_property_patches_apply_or_are_refused_cleanly(case: tuple[dict[str, Any
         assert error.message.startswith("patches[")
         return
     parse_machine(result["document"])  # the result is a readable machine
+
+
+def test_the_mcp_input_schema_lists_every_operations_fields() -> None:
+    from statekit.analysis.patch_catalog import OPERATIONS
+    from statekit.tools import get
+
+    items = get("apply_machine_patches").input_schema["properties"]["patches"]["items"]
+    by_op = {variant["properties"]["op"]["const"]: variant for variant in items["oneOf"]}
+    assert set(by_op) == set(OPERATIONS)
+    create = by_op["createTransition"]
+    assert {"sourceId", "eventType"} <= set(create["properties"])
+    assert "op" in create["required"]

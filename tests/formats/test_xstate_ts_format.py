@@ -120,3 +120,13 @@ createMachine({ entry: [log, xlog('hi'), table['log']], on: { E: { actions: log 
     again, _ = fmt.read(content)  # type: ignore[misc]
     assert machine_to_config(again) == machine_to_config(model)
     assert [action.type for action in again.root.entry] == ["log", "xstate.log", "log"]
+
+
+def test_writing_source_back_keeps_the_export_name() -> None:
+    source = ("import { createMachine } from 'xstate';\n"
+              "export const payment = createMachine({ id: 'checkout', initial: 'a', states: { a: {} } });\n")
+    written = formats.convert(source, "xstate-ts")["content"]
+    assert "export const payment = createMachine(" in written
+    # From a JSON config there is no export name: the machine id names it, as before.
+    assert "export const checkoutMachine = " in formats.convert({"id": "checkout", "initial": "a", "states": {"a": {}}},
+                                                                 "xstate-ts")["content"]

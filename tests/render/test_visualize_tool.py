@@ -107,3 +107,10 @@ def test_tool_links_the_app() -> None:
     spec = registry.get("visualize_machine")
     assert spec.meta == {"ui": {"resourceUri": "ui://statekit/machine-viewer.html"}}
     assert spec.content_key == visualize_tools.IMAGES_KEY
+
+
+def test_the_summary_counts_states_without_the_root() -> None:
+    machine = {"id": "m", "initial": "a", "states": {"a": {"on": {"GO": "b"}}, "b": {}}}
+    summary = visualize_tools.summarize(tools.call("visualize_machine", {"machine": machine}))
+    if "Interactive graph ready" in summary:
+        assert "Interactive graph ready: 2 states, 1 transitions." in summary

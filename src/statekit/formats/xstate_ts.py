@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from statekit.errors import ToolError
@@ -46,7 +47,9 @@ def read(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
         details = "; ".join(f"{e['line']}:{e['column']} {e['message']}" for e in result["errors"][:5])
         raise ToolError("invalid_input", "no createMachine(...) call found in the source" + (f" ({details})" if details else ""))
     machine = result["machines"][0]
-    return parse_config_model(model_config(machine["config"], warnings)), warnings
+    model = parse_config_model(model_config(machine["config"], warnings))
+    # The export name (`export const payment = ...`) stays what it was when written back.
+    return replace(model, source_name=machine["name"]), warnings
 
 
 def extract_models(text: str) -> Iterator[tuple[MachineModel, int]]:
@@ -398,6 +401,8 @@ def write(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning
     config = writer.state(machine_to_config(model), 0)
     names = _implementation_names(model)
     variable = _variable_name(model.id)
+    if model.source_name and _is_variable(model.source_name) and model.source_name not in writer.hoisted:
+        variable = model.source_name
     if names:
         writer.imports.add("setup")
         head = f"export const {variable} = setup({_placeholders(names, writer, warnings)}).createMachine("
@@ -407,6 +412,10 @@ def write(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning
     imports = ", ".join(sorted(writer.imports))
     hoisted = "".join(f"const {name} = {code};\n" for name, code in writer.hoisted.items())
     return f"import {{ {imports} }} from 'xstate';\n\n{hoisted}{chr(10) if hoisted else ''}{head}{config});\n", warnings
+
+
+def _is_variable(name: str) -> bool:
+    return _IDENTIFIER.match(name) is not None and name not in _RESERVED and name not in _WRITER_IMPORTS
 
 
 def _variable_name(machine_id: str) -> str:

@@ -232,6 +232,9 @@ class MachineModel:
     has_context: bool = False
     #: Root-level keys statekit does not interpret (`version`, `types`, `schemas`, ...).
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: The variable or export the machine was read from (XState source), so a writer of source
+    #: keeps it; not part of the machine (ignored by equality).
+    source_name: str | None = field(default=None, compare=False)
 
     @property
     def id(self) -> str:

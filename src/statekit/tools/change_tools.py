@@ -6,6 +6,8 @@ caller (a coding agent, a person) decides what to save.
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from typing import Any
 
 from statekit.analysis.diff import SEMANTIC_CHANGES_VERSION, diff_models
@@ -24,21 +26,23 @@ MACHINE_ARGUMENT: dict[str, Any] = {
     "description": "An XState v5 config object (or {\"machine\": config}), or JSON or YAML text of one.",
     "anyOf": [{"type": "object"}, {"type": "string"}],
 }
-#: Deliberately loose: the strict schema (statekit/schemas/patches.schema.json) would make the
-#: server reject a snake_case op with a generic schema message before the tool can name the
-#: closest valid operation; the tool checks every patch itself.
+def _patch_item_schema() -> dict[str, Any]:
+    """One patch: `oneOf` the operations of statekit/schemas/patches.schema.json, each with its
+    fields, so a client sees what every `op` takes. A refusal is still worded by the patch
+    checker (`_explain_patch_refusal`), which names the closest valid operation or field."""
+    document = json.loads(resources.files("statekit.schemas").joinpath("patches.schema.json").read_text("utf-8"))
+    item: dict[str, Any] = document["items"]
+    return item
+
+
 PATCHES_ARGUMENT: dict[str, Any] = {
     "type": "array",
     "description": (
         "Semantic patches applied in order, e.g. {\"op\": \"createTransition\", \"sourceId\": \"player.playing\", "
         "\"targetId\": \"player.paused\", \"eventType\": \"STOP\"}. Operations (camelCase): "
-        f"{', '.join(OPERATIONS)}. Full JSON Schema: statekit/schemas/patches.schema.json."
+        f"{', '.join(OPERATIONS)}; each item's schema lists the fields of its `op`."
     ),
-    "items": {
-        "type": "object",
-        "properties": {"op": {"type": "string", "description": "A camelCase operation name."}},
-        "required": ["op"],
-    },
+    "items": _patch_item_schema(),
 }
 
 DEFAULT_OUTPUT_FORMAT = "xstate-json"
@@ -70,6 +74,19 @@ def _explain_patch_refusal(arguments: dict[str, Any], violation: SchemaViolation
             check_patch(patch, f"patches[{index}]")
         except ToolError as error:
             return error.message
+    # The checker lets it pass; the operation's own schema says what is wrong, not "one of 24".
+    from jsonschema.exceptions import best_match
+    from jsonschema.validators import Draft202012Validator
+
+    variants = {variant["properties"]["op"]["const"]: variant for variant in PATCHES_ARGUMENT["items"]["oneOf"]}
+    for index, patch in enumerate(patches):
+        variant = variants.get(patch.get("op")) if isinstance(patch, dict) else None
+        if variant is None:
+            continue
+        mismatch = best_match(Draft202012Validator(variant).iter_errors(patch))
+        if mismatch is not None:
+            where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in mismatch.absolute_path)
+            return f"patches[{index}] ({patch['op']}){where}: {mismatch.message}"
     return None
 
 

@@ -199,9 +199,9 @@ def summarize(result: dict[str, Any]) -> str:
     lines = []
     if interactive["status"] == "ready":
         graph = json.loads(interactive["graphJson"])
-        lines.append(
-            f"Interactive graph ready: {len(graph['nodes'])} states, {len(graph['edges'])} transitions."
-        )
+        # The machine root is the graph's top node, not a state anyone counts.
+        states = sum(1 for node in graph["nodes"] if node.get("parentId") is not None)
+        lines.append(f"Interactive graph ready: {states} states, {len(graph['edges'])} transitions.")
     else:
         lines.append(f"Interactive graph unavailable: {interactive.get('reason', '')}")
     if png["status"] == "ready":
