@@ -494,3 +494,11 @@ def test_paths_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     args = parser.parse_args(["paths", str(machine_file), "--json", "--event", "PLAY"])
     assert args.handler(args) == 0
     assert json.loads(capsys.readouterr().out)["totalCount"] == 2
+
+
+def test_context_extraction_could_not_evaluate_is_traversed_structurally() -> None:
+    machine = {"id": "tiles", "initial": "idle", "context": {"tiles": {"$expr": "range(16)"}},
+               "states": {"idle": {"on": {"START": "playing"}}, "playing": {}}}
+    result = paths(machine)
+    assert result["normalization"]["mode"] == "structural"
+    assert {p["state"]["value"] for p in result["paths"]} == {"idle", "playing"}

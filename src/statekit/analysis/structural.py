@@ -56,8 +56,15 @@ class StructuralChanges:
         }
 
 
+#: Extraction's markers for what source code held but could not be read statically.
+_UNREAD_MARKERS = ("$expr", "$ref")
+
+
 def _contains_inline(value: Any) -> bool:
+    """Inline code, a Python callable, or an expression extraction could not evaluate."""
     if is_inline(value) or callable(value):
+        return True
+    if isinstance(value, Mapping) and len(value) == 1 and next(iter(value)) in _UNREAD_MARKERS:
         return True
     if isinstance(value, Mapping):
         return any(_contains_inline(item) for item in value.values())
