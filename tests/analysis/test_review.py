@@ -226,9 +226,13 @@ def test_results_satisfy_the_declared_schemas() -> None:
         spec = tools.get(name)
         jsonschema.validate(arguments, spec.input_schema)
         jsonschema.validate(tools.call(name, arguments), spec.output_schema)
-    # The argument schema lets a snake_case op through, so the tool can name the camelCase one.
-    jsonschema.validate({"machine": ORIGINAL, "patches": [{"op": "create_state"}]},
-                        tools.get("apply_machine_patches").input_schema)
+    # The argument schema lists each operation's fields (so it refuses a snake_case op), and the
+    # refusal still names the camelCase operation.
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"machine": ORIGINAL, "patches": [{"op": "create_state"}]},
+                            tools.get("apply_machine_patches").input_schema)
+    with pytest.raises(ToolError, match="use 'createState'"):
+        tools.call("apply_machine_patches", {"machine": ORIGINAL, "patches": [{"op": "create_state"}]})
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
