@@ -142,3 +142,36 @@ def test_legacy_report_without_paths() -> None:
     with pytest.raises(ToolError) as caught:
         tools.call("coverage_report", {"report": {"verdict": "maybe"}})
     assert caught.value.code == "invalid_input"
+
+
+@needs_isolation
+def test_each_finished_path_is_reported_as_progress() -> None:
+    from statekit.budget import CallBudget
+
+    seen: list[tuple[float, float | None]] = []
+    budget = CallBudget(on_progress=lambda done, total, message: seen.append((done, total)))
+    result = tools.call("verify", {"model": {"kind": "source", "content": MACHINE}, "bindings": [{"name": "turnstile"}]},
+                        context=ToolContext(verification_adapter=adapter()), budget=budget)
+    paths = len(result["report"]["paths"])
+    assert paths > 1 and (paths, paths) in seen
+
+
+SLOW_DRIVER = '''
+import time
+def create():
+    time.sleep(60)
+    return object()
+EVENTS = {"COIN": lambda s, e: None, "PUSH": lambda s, e: None}
+STATES = {}
+'''
+
+
+@needs_isolation
+def test_the_call_deadline_stops_a_driver_that_hangs() -> None:
+    from statekit.budget import CallBudget
+
+    with pytest.raises(ToolError) as caught:
+        tools.call("verify", {"model": {"kind": "source", "content": MACHINE}, "bindings": [{"content": SLOW_DRIVER}]},
+                   context=ToolContext(verification_adapter=adapter(allow_inline_drivers=True)),
+                   budget=CallBudget(seconds=1.0))
+    assert caught.value.code == "deadline_exceeded"

@@ -12,18 +12,23 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from statekit.budget import check_budget, report_progress
 from statekit.errors import ToolError
 from statekit.verify.adapter import PathResult, VerificationRequest
 from statekit.verify.planner import _ids_of_value
+from statekit.verify.runner import PROGRESS_PREFIX
 
 RUNNER = Path(__file__).with_name("runner.py")
 MEMORY_LIMIT = 1024 * 1024 * 1024
@@ -70,19 +75,12 @@ class PythonDriverAdapter:
                    "PYTHONPATH": os.pathsep.join(self.extra_paths)}
             command = [shutil.which("unshare") or "unshare", "-rn", self.python, "-s", str(RUNNER), driver]
             cpu = max(1, int(request.policy.timeout_seconds))
-            try:
-                completed = subprocess.run(
-                    command, input=json.dumps(payload), capture_output=True, text=True, cwd=workdir, env=env,
-                    timeout=request.policy.timeout_seconds, preexec_fn=lambda: _limit_resources(cpu), check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise ToolError("verification_unavailable",
-                                f"the driver run took longer than {request.policy.timeout_seconds} s") from None
+            stdout = _run_runner(command, json.dumps(payload), workdir, env, cpu, request.policy.timeout_seconds,
+                                 len(request.paths))
         try:
-            answer = json.loads(completed.stdout)
+            answer = json.loads(stdout)
         except json.JSONDecodeError:
-            raise ToolError("verification_unavailable",
-                            f"the driver process failed (exit {completed.returncode})") from None
+            raise ToolError("verification_unavailable", "the driver process failed (no result)") from None
         if "error" in answer:
             raise ToolError("invalid_input", str(answer["error"]))
         return [PathResult(r["pathId"], r["status"], r.get("failedStep"), r.get("message"), r.get("durationMs", 0.0))
@@ -121,6 +119,57 @@ class PythonDriverAdapter:
             "steps": [{"event": step["event"], "stateKeys": self._state_keys(request, step["state"])}
                       for step in path["steps"]],
         }
+
+
+def _run_runner(command: list[str], payload: str, workdir: str, env: dict[str, str], cpu: int,
+                timeout: float, total: int) -> str:
+    """Run the runner; report a path's end as progress, stop it at the call's deadline or cancel.
+
+    The runner writes one progress line per finished path on stderr; the results come as
+    one JSON document on stdout. The process is killed when the policy's timeout passes, and
+    as soon as the call runs out of time or is cancelled (`check_budget` raises then).
+    """
+    deadline = time.monotonic() + timeout
+    lines: queue.Queue[str | None] = queue.Queue()
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, cwd=workdir, env=env, preexec_fn=lambda: _limit_resources(cpu)) as process:
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        output: list[str] = []
+        stdout = process.stdout
+        readers = [threading.Thread(target=lambda: output.append(stdout.read()), daemon=True),
+                   threading.Thread(target=_forward_lines, args=(process.stderr, lines), daemon=True)]
+        for reader in readers:
+            reader.start()
+        try:
+            process.stdin.write(payload)
+            process.stdin.close()
+            finished = False
+            while not finished:
+                check_budget()
+                if time.monotonic() > deadline:
+                    raise ToolError("verification_unavailable", f"the driver run took longer than {timeout} s")
+                try:
+                    line = lines.get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                if line is None:
+                    finished = True
+                elif line.startswith(PROGRESS_PREFIX):
+                    done = line[len(PROGRESS_PREFIX):].partition("/")[0]
+                    if done.isdigit():
+                        report_progress(int(done), total, f"{done} of {total} paths run")
+        except BaseException:
+            process.kill()
+            raise
+        process.wait()
+        readers[0].join()
+    return output[0] if output else ""
+
+
+def _forward_lines(stream: Any, lines: queue.Queue[str | None]) -> None:
+    for line in stream:
+        lines.put(line.rstrip("\n"))
+    lines.put(None)
 
 
 def _initial_value(request: VerificationRequest) -> Any:

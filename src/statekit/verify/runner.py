@@ -25,6 +25,10 @@ class PathTimeout(Exception):
     pass
 
 
+#: How the runner marks a progress line on stderr (`statekit-progress 3/10`).
+PROGRESS_PREFIX = "statekit-progress "
+
+
 def _load(driver: str) -> ModuleType:
     if driver.endswith(".py"):
         spec = importlib.util.spec_from_file_location("statekit_driver", driver)
@@ -101,7 +105,12 @@ def main() -> int:
     if not callable(getattr(driver, "create", None)):
         json.dump({"error": "the driver defines no create() function"}, sys.stdout)
         return 0
-    results = [run_path(driver, path, float(request["pathTimeout"])) for path in request["paths"]]
+    results = []
+    total = len(request["paths"])
+    for number, path in enumerate(request["paths"], start=1):
+        results.append(run_path(driver, path, float(request["pathTimeout"])))
+        # One line per finished path on stderr: the adapter turns them into progress reports.
+        print(f"{PROGRESS_PREFIX}{number}/{total}", file=sys.stderr, flush=True)
     json.dump({"results": results}, sys.stdout)
     return 0
 
