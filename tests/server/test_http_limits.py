@@ -20,9 +20,9 @@ import pytest
 from server_demo_tools import DEMO_NAMES
 from starlette.types import Receive, Scope, Send
 
+from statekit.cli.serve import HTTP_DEFAULTS, build_parser
 from statekit.server import create_server
 from statekit.server.access import AccessPolicy, default_allowed_hosts
-from statekit.server.command import HTTP_DEFAULTS, build_parser
 from statekit.server.http_app import bind_socket, build_http_app
 from statekit.server.http_guards import BodyLimitGuard
 from statekit.server.http_limits import HttpLimits, uvicorn_config

@@ -19,7 +19,7 @@ def loaded_after(statement: str) -> set[str]:
 def test_package_and_command_options_import_without_the_sdk() -> None:
     assert loaded_after("import statekit.server") == set()
     statement = (
-        "import argparse, statekit.server.command as c; c.add_arguments(argparse.ArgumentParser())"
+        "import argparse, statekit.cli.serve as c; c.add_arguments(argparse.ArgumentParser())"
     )
     assert loaded_after(statement) == set()
 

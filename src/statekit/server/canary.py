@@ -8,10 +8,8 @@ results point at, and runs a minimal visualization. Exit status 0 when every che
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import hashlib
-import sys
 from typing import Any
 
 #: The tools a complete deployment serves (hosted tools need a provider to answer, not to list).
@@ -76,13 +74,8 @@ def _app_uri(tool: Any) -> str | None:
     return uri if isinstance(uri, str) else None
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("url", help="the server's MCP endpoint, e.g. http://127.0.0.1:8765/mcp")
-    parser.add_argument("--token", help="bearer token (or STATEKIT_CANARY_TOKEN)")
-    parser.add_argument("--mode", default="auto", choices=["auto", "legacy", "2026-07-28"], help="protocol era")
-
-
-def run(args: argparse.Namespace) -> int:
+def run(args: Any) -> int:
+    """`statekit canary URL [--token T] [--mode M]` (options parsed by statekit.cli.serve)."""
     import os
 
     token = args.token or os.environ.get("STATEKIT_CANARY_TOKEN")
@@ -95,8 +88,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"{'ok  ' if passed else 'FAIL'} {check}: {detail}")
     return 0 if all(passed for _, passed, _ in results) else 1
 
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="statekit canary")
-    add_arguments(parser)
-    sys.exit(run(parser.parse_args()))
