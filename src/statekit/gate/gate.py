@@ -34,6 +34,7 @@ CONFLICT, so choose `lease_seconds` above your slowest handler.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import secrets
@@ -1398,7 +1399,15 @@ class Gate:
             except GateConfigError:
                 raise
             except Exception:  # the sweeper must outlive one bad pass (e.g. Redis restarting)
+                if _being_cancelled():
+                    # A store client can turn our cancellation into its own error (redis-py's
+                    # asyncio connections do); swallowing it would keep the sweeper alive for ever.
+                    raise asyncio.CancelledError from None
                 logger.exception("statekit.gate: timer sweep failed")
+            if _being_cancelled():
+                # The cancel landed inside a pass and was absorbed there (a shielded store write,
+                # a store client's own handler): honour it now instead of sleeping again.
+                raise asyncio.CancelledError
             await anyio.sleep(interval)
 
     def sweeping(self, app: Any, *, interval: float = 1.0) -> Any:
@@ -1456,3 +1465,12 @@ def _group_listen_key(group: Sequence[Gate], ctx: Any) -> WorkflowKey:
 def _listen_identity(key: WorkflowKey) -> WorkflowKey:
     """Who a listen stream belongs to: every gate's fallback workflow is the same (keyless) client."""
     return WorkflowKey("server", "*") if key.kind == "server" else key
+
+
+def _being_cancelled() -> bool:
+    """Whether the current asyncio task has been asked to stop (a pending `cancel()`)."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not under asyncio
+        return False
+    return task is not None and task.cancelling() > 0
