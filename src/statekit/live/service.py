@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from statekit.analysis.simulate import normalize_events
 from statekit.engine.machine import Machine
 from statekit.errors import ToolError
-from statekit.gate.store import StateStore, StoreConflict
+from statekit.gate.store import ScanStore, StateStore, StoreConflict
 from statekit.live import session
 
 #: `loader(machine, guards)` -> (machine, normalization): builds the runnable machine for a
@@ -90,13 +90,7 @@ class LiveMachines:
     def _load(self, handle: str) -> tuple[session.LiveRecord, int]:
         if not isinstance(handle, str) or not handle.startswith("lm_"):
             raise ToolError("not_found", "no live machine has this handle")
-        try:
-            stored = self._bridge.run(self.store.load(KEY_PREFIX + handle))
-        except ToolError:
-            raise
-        except Exception as error:
-            raise ToolError("upstream_error", f"the machine store failed ({type(error).__name__})",
-                            {"retryable": True}) from None
+        stored = self._store_call(self.store.load(KEY_PREFIX + handle))
         if stored is None:
             raise ToolError("not_found", "no live machine has this handle (unknown, stopped or expired)")
         text, version = stored
@@ -112,8 +106,12 @@ class LiveMachines:
 
     def _save(self, handle: str, record: session.LiveRecord, version: int | None) -> None:
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        self._store_call(self.store.save(KEY_PREFIX + handle, text, version))
+
+    def _store_call(self, operation: Coroutine[Any, Any, T]) -> T:
+        """Run a store operation; a store fault is a retryable `upstream_error` (a conflict stays one)."""
         try:
-            self._bridge.run(self.store.save(KEY_PREFIX + handle, text, version))
+            return self._bridge.run(operation)
         except (StoreConflict, ToolError):
             raise
         except Exception as error:
@@ -178,13 +176,13 @@ class LiveMachines:
         """Stop the machine and forget it: later calls on the handle are `not_found`."""
         for _attempt in range(MAX_RETRIES):
             record, version = self._load(handle)
-            delete = getattr(self.store, "delete", None)
-            if delete is not None:
-                self._bridge.run(delete(KEY_PREFIX + handle))
-                return {"stopped": True, "value": record["snapshot"]["value"]}
             try:
-                # A store without delete keeps a tombstone until the record would have expired.
-                self._save(handle, {"stopped": True, "expiresAtEpoch": record["expiresAtEpoch"]}, version)
+                if isinstance(self.store, ScanStore):
+                    # Compare-and-delete: a call that saved in between makes us read again.
+                    self._store_call(self.store.delete(KEY_PREFIX + handle, version))
+                else:
+                    # A store without delete keeps a tombstone until the record would have expired.
+                    self._save(handle, {"stopped": True, "expiresAtEpoch": record["expiresAtEpoch"]}, version)
             except StoreConflict:
                 continue
             return {"stopped": True, "value": record["snapshot"]["value"]}

@@ -26,12 +26,17 @@ _lock = threading.Lock()
 
 
 def runnable_machine(machine: Any, guards: Any) -> tuple[Machine, dict[str, Any]]:
-    """The machine argument (any format) built as simulate_machine builds it, and what was assumed."""
-    if guards is not None and not isinstance(guards, dict):
-        raise ToolError("invalid_input", "`guards` must map guard names to true or false")
+    """The machine argument (any format) built as simulate_machine builds it, and what was assumed.
+
+    The pipeline has checked `guards` against the input schema (and stored records hold only
+    arguments that passed it). Like simulate_machine's, the normalization names the format read
+    and the defaults a structure-only format filled in (`assumed`).
+    """
     model, read = load_model_with_normalization(machine)
     runnable, normalization = build_simulation_machine(model, guards, _source_implementations(machine, read))
     normalization["format"] = read["format"]
+    if read.get("assumed"):
+        normalization["assumed"] = read["assumed"]
     return runnable, normalization
 
 
