@@ -18,7 +18,7 @@ from statekit.errors import EngineError
 from statekit.model.core import Action, EnqueueBranch
 from statekit.model.inline import JS_MARKER
 from statekit.model.parse import parse_action
-from statekit.model.unresolved import UNREAD_ACTION
+from statekit.model.unresolved import UNREAD_ACTION, unresolved_marker
 
 if TYPE_CHECKING:
     from statekit.engine.snapshot import ChildRef, Snapshot
@@ -75,10 +75,140 @@ def resolve_actions(
     actions: Sequence[Action],
     deferred_actor_ids: Sequence[str] | None,
 ) -> Snapshot:
-    """Resolve `actions` in order against an evolving snapshot."""
+    """Resolve `actions` in order against an evolving snapshot (each through its `Resolver`)."""
+    resolvers = snapshot.machine.resolvers
     for action in actions:
-        snapshot = _resolve_action(snapshot, event, ctx, action, deferred_actor_ids)
+        entry = resolvers.get(id(action))
+        if entry is None or entry[0] is not action:
+            entry = _remember_resolver(snapshot.machine, action)
+        snapshot = entry[1](snapshot, event, ctx, deferred_actor_ids)
     return snapshot
+
+
+# -- resolvers: what resolving one action does, worked out once per machine ---------------------
+#
+# XState resolves every action from scratch each time: is it built-in, which implementation
+# does its name have, are its params code, is each field of a built-in data or code. For one
+# machine the answers never change (its implementations are fixed when it is created, as in
+# XState), so each action is compiled once into a `Resolver` that does only what depends on
+# the snapshot and the event. Whatever might be code still goes to the evaluator every time;
+# an evaluator given from outside (not statekit's own) is asked everything every time.
+
+#: Resolves one action: `(snapshot, event, ctx, deferred actor ids) -> snapshot`.
+Resolver = Callable[["Snapshot", Event, ActionContext, "Sequence[str] | None"], "Snapshot"]
+
+#: Resolvers kept per machine (keyed by the action object, which the entry keeps alive so its
+#: id is not reused). The machine's own actions are a fixed set; actions built while running
+#: (an inline `enqueueActions`, stopping children) are new objects each time: the bound keeps
+#: them from growing the cache without end.
+MAX_RESOLVERS = 4096
+
+
+def _remember_resolver(machine: Any, action: Action) -> tuple[Action, Resolver]:
+    resolvers = machine.resolvers
+    if len(resolvers) >= MAX_RESOLVERS:
+        resolvers.clear()
+    entry = (action, _compile(machine, action))
+    resolvers[id(action)] = entry
+    return entry
+
+
+def _generic(action: Action) -> Resolver:
+    """Resolve `action` the long way every time (`_resolve_action`)."""
+
+    def resolve(snapshot: Snapshot, event: Event, ctx: ActionContext, deferred: Sequence[str] | None) -> Snapshot:
+        return _resolve_action(snapshot, event, ctx, action, deferred)
+
+    return resolve
+
+
+def _is_data(value: Any, machine: Any) -> bool:
+    """Whether `value` is plain data, that no evaluator would compute (see `_value`)."""
+    kind = type(value)
+    if value is None or kind in _LITERAL_TYPES:
+        return True
+    if kind is dict or kind is list:
+        if kind is dict and JS_MARKER in value:
+            return False
+        return not machine.has_unresolved or unresolved_marker(value) is None
+    return False
+
+
+def _compile(machine: Any, action: Action) -> Resolver:
+    from statekit.engine.evaluation import JsEvaluator, PythonEvaluator
+
+    if action.is_builtin:
+        return _compile_builtin(machine, action, None)
+    if type(machine.evaluator) not in (PythonEvaluator, JsEvaluator):
+        return _generic(action)
+    if action.type == UNREAD_EXPRESSION and action.code is not None:
+        return _generic(action)  # refused when resolved
+    params = action.params if action.has_params else None
+    if not _is_data(params, machine):
+        return _generic(action)
+    implementation = machine.evaluator.action(action.type)
+    if isinstance(implementation, Assign):
+        def resolve_assign(snapshot: Snapshot, event: Event, ctx: ActionContext,
+                           deferred: Sequence[str] | None) -> Snapshot:
+            return apply_assign(snapshot, event, implementation, params)
+
+        return resolve_assign
+    if isinstance(implementation, Mapping):
+        return _compile_builtin(machine, _parsed_implementation(machine, action.type, implementation), params)
+    name = action.type
+    run = implementation if callable(implementation) else None
+
+    def resolve_named(snapshot: Snapshot, event: Event, ctx: ActionContext, deferred: Sequence[str] | None) -> Snapshot:
+        ctx.actions.append(ExecutableAction(name, params, ActionArgs(snapshot.context, event), run))
+        return snapshot
+
+    return resolve_named
+
+
+def _compile_builtin(machine: Any, action: Action, params: Any) -> Resolver:
+    """A built-in action whose fields are data: `cancel`, `raise`, `assign`; the rest generic."""
+    fields = action.fields
+    kind = action.type
+    if kind == "xstate.assign":
+        assignment = fields["assignment"]
+
+        def resolve_assign(snapshot: Snapshot, event: Event, ctx: ActionContext,
+                           deferred: Sequence[str] | None) -> Snapshot:
+            return apply_assign(snapshot, event, assignment, params)
+
+        return resolve_assign
+    if kind == "xstate.cancel" and type(fields.get("sendId")) is str:
+        send_id = fields["sendId"]
+
+        def resolve_cancel(snapshot: Snapshot, event: Event, ctx: ActionContext,
+                           deferred: Sequence[str] | None) -> Snapshot:
+            ctx.actions.append(ExecutableAction(kind, {"sendId": send_id}, ActionArgs(snapshot.context, event)))
+            return snapshot
+
+        return resolve_cancel
+    raised = fields.get("event")
+    if kind == "xstate.raise" and type(raised) is dict and _is_data(raised, machine):
+        delay = fields.get("delay")
+        fixed_delay = delay is None or type(delay) in (int, float)
+        base = _defined(event=raised, id=fields.get("id"))
+
+        def resolve_raise(snapshot: Snapshot, event: Event, ctx: ActionContext,
+                          deferred: Sequence[str] | None) -> Snapshot:
+            resolved_delay = delay if fixed_delay else _resolve_delay(snapshot, delay, event, params)
+            executable = dict(base)
+            if resolved_delay is None:
+                ctx.internal_queue.append(raised)
+            else:
+                executable["delay"] = resolved_delay
+            ctx.actions.append(ExecutableAction(kind, executable, ActionArgs(snapshot.context, event)))
+            return snapshot
+
+        return resolve_raise
+
+    def resolve_builtin(snapshot: Snapshot, event: Event, ctx: ActionContext, deferred: Sequence[str] | None) -> Snapshot:
+        return _resolve_builtin(snapshot, event, ctx, action, params, deferred)
+
+    return resolve_builtin
 
 
 def _resolve_action(
@@ -125,7 +255,7 @@ def apply_assign(snapshot: Snapshot, event: Event, assignment: Any, params: Any)
     if snapshot.context is None:
         raise EngineError("Cannot assign to undefined `context`. Ensure that `context` is defined in the machine config.")
     update = snapshot.machine.evaluator.assignment(assignment, Scope(snapshot.context, event, params))
-    return snapshot.clone(context={**snapshot.context, **update})
+    return snapshot.with_context({**snapshot.context, **update})
 
 
 #: Values that are never code in a machine's data (code is a function or a `{"$js": ...}`).

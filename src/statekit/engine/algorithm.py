@@ -546,7 +546,11 @@ def microstep(
         next_snapshot = resolve_actions(next_snapshot, event, ctx, exits, None)
     if plan.history_updates is None and plan.same_nodes:
         return next_snapshot
-    result = next_snapshot.clone(nodes=next_nodes, history=history)
+    if next_snapshot is snapshot:
+        result = snapshot.clone(nodes=next_nodes, history=history)
+    else:  # a snapshot this microstep's actions made, which nothing else holds: no second copy
+        result = next_snapshot
+        result.replace_nodes(next_nodes, history)
     if plan.value_root is not None and next_nodes is plan.next_nodes:
         result.derive(snapshot, plan.value_root, plan.part_is_proper)
     return result

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from statekit.engine.evaluation import Scope
 from statekit.engine.machine import ROUTE_GUARD
 from statekit.model.core import Guard
+from statekit.model.inline import JS_MARKER
 
 if TYPE_CHECKING:
     from statekit.engine.snapshot import Snapshot
@@ -30,13 +31,25 @@ def evaluate_guard(guard: Guard, context: Any, event: Mapping[str, Any], snapsho
         return _state_in(guard.state, snapshot)
     if guard_type == ROUTE_GUARD:  # a route transition's own guard
         return bool(event.get("to") == guard.state)
-    evaluator = snapshot.machine.evaluator
+    machine = snapshot.machine
+    evaluator = machine.evaluator
     params: Any = None
-    if guard.has_params:  # params written as a function are computed first
-        params = evaluator.value(guard.params, Scope(context, event), where="guard params")
+    if guard.has_params:  # params written as a function are computed first; data is data
+        params = guard.params
+        if not _is_data(params, machine.has_unresolved):
+            params = evaluator.value(params, Scope(context, event), where="guard params")
     return evaluator.guard(guard, Scope(context, event, params,
                                         check=lambda other: evaluate_guard(other, context, event, snapshot),
                                         in_state=lambda state: _state_in(state, snapshot)))
+
+
+def _is_data(value: Any, has_unresolved: bool) -> bool:
+    """Whether guard params are plain data, which no evaluator computes (a dict without code, when
+    the machine holds no value the source reader left unevaluated)."""
+    kind = type(value)
+    if kind in (str, int, float, bool):
+        return True
+    return kind is dict and not has_unresolved and JS_MARKER not in value
 
 
 def _state_in(state: Any, snapshot: Snapshot) -> bool:

@@ -190,6 +190,8 @@ class Machine:
         self.values: dict[tuple[Node, ...], Any] = {}
         #: Built-in actions given as data in `setup(actions=...)`, parsed: name -> (data, Action).
         self.parsed_actions: dict[str, tuple[Any, Action]] = {}
+        #: Each action's resolver, compiled on first use (bounded; see `actions.resolve_actions`).
+        self.resolvers: dict[int, tuple[Action, Any]] = {}
         self._resolver = Resolver(model)
         for node in self.nodes:
             self._initialize(node)

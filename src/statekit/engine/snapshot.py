@@ -92,6 +92,36 @@ class Snapshot:
         copy._node_set = self._node_set if same_nodes else None
         return copy
 
+    def with_context(self, context: Any) -> Snapshot:
+        """`clone(context=context)`, the common case (every assign), without the keyword plumbing."""
+        copy = Snapshot.__new__(Snapshot)
+        copy.machine = self.machine
+        copy.nodes = self.nodes
+        copy.context = context
+        copy.status = self.status
+        copy.output = self.output
+        copy.error = self.error
+        copy.children = self.children
+        copy.history = self.history
+        copy._value = self._value
+        copy._proper = self._proper
+        copy._derived_from = self._derived_from
+        copy._tags = self._tags
+        copy._node_set = self._node_set
+        return copy
+
+    def replace_nodes(self, nodes: tuple[Node, ...], history: Mapping[str, tuple[Node, ...]]) -> None:
+        """Set the node list and history in place: only for a snapshot the algorithm made in the
+        current microstep and has not handed out (XState clones; nothing can tell the difference)."""
+        if nodes is not self.nodes:
+            self.nodes = nodes
+            self._value = None
+            self._proper = None
+            self._derived_from = None
+            self._tags = None
+            self._node_set = None
+        self.history = history
+
     def is_proper(self) -> bool:
         """Whether the node set is a proper configuration: complete (every node's parent, every
         region of an active parallel state) with exactly one active child per compound state.
