@@ -12,15 +12,22 @@ elsewhere does not land on one side only:
   (tests/oracle/graph/paths.mjs --bench), creating the machine each run too; XState's
   production build (node's default conditions), its fastest.
 
-Each side runs `--repeats` times per round in one process (node warms its JIT on the first
-runs); the best run over all rounds is reported, and the ratio statekit / XState of the best
-times (below 1: statekit is faster). Both sides must find the same number of states and paths,
-or the row is marked as a failure and the exit status is 1. Markdown goes to stdout.
+Each run of either side gets a fresh copy of the config, made before its clock starts, so no
+machine, node or cache built by one run serves the next. Each side runs `--repeats` times per
+round in one process (node warms its JIT on the first runs). Both clocks are read per run:
+CPU time (the process's user + system time: Python's `time.process_time()`, node's
+`process.cpuUsage()`, which also counts V8's collector and compiler threads) and wall time.
+The best run over all rounds is reported for each, and the ratios statekit / XState of the
+best times (below 1: statekit is faster); the CPU ratio is the figure to read on a shared
+machine, as time spent waiting for a core counts in neither. Both sides must find the same
+number of states and paths, or the row is marked as a failure and the exit status is 1.
+Markdown goes to stdout; the load average is sampled at every round.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import platform
@@ -124,28 +131,34 @@ def ensure_oracle() -> str | None:
     return None if completed.returncode == 0 else f"npm ci failed: {completed.stderr.strip()[-300:]}"
 
 
-def run_statekit(config: Config, algorithm: str, repeats: int) -> tuple[list[float], int, int]:
-    """Seconds per run, states explored, paths found."""
+Timings = dict[str, list[float]]  # "cpu" and "wall": seconds per run
+
+
+def run_statekit(config: Config, algorithm: str, repeats: int) -> tuple[Timings, int, int]:
+    """Seconds per run (CPU and wall), states explored, paths found."""
     from statekit.tools import call
 
-    seconds: list[float] = []
+    timings: Timings = {"cpu": [], "wall": []}
     result: dict[str, Any] = {}
     for _ in range(repeats):
+        fresh = copy.deepcopy(config)  # a new config object: nothing of the last run is reused
+        cpu_started = time.process_time()
         started = time.perf_counter()
-        result = call("generate_graph_paths", {"machine": config, "algorithm": algorithm, "limit": 1_000_000})
-        seconds.append(time.perf_counter() - started)
-    return seconds, result["execution"]["statesExplored"], result["totalCount"]
+        result = call("generate_graph_paths", {"machine": fresh, "algorithm": algorithm, "limit": 1_000_000})
+        timings["wall"].append(time.perf_counter() - started)
+        timings["cpu"].append(time.process_time() - cpu_started)
+    return timings, result["execution"]["statesExplored"], result["totalCount"]
 
 
-def run_xstate(config: Config, algorithm: str, repeats: int) -> tuple[list[float], int, int]:
-    """Seconds per run, distinct end states, paths found, from @xstate/graph in node."""
+def run_xstate(config: Config, algorithm: str, repeats: int) -> tuple[Timings, int, int]:
+    """Seconds per run (CPU and wall), distinct end states, paths found, from @xstate/graph in node."""
     case = {"name": "bench", "config": config, "algorithm": algorithm, "repeat": repeats}
     completed = subprocess.run(
         ["node", str(DRIVER), "--bench"], input=json.dumps(case), capture_output=True, text=True,
         cwd=ORACLE, timeout=NODE_TIMEOUT_SECONDS, check=True,
     )
     report = json.loads(completed.stdout)
-    return report["seconds"], report["states"], report["totalCount"]
+    return {"cpu": report["cpuSeconds"], "wall": report["seconds"]}, report["states"], report["totalCount"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,37 +178,43 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown machines: {', '.join(unknown)}; known: {', '.join(MACHINES)}")
     rows: list[dict[str, Any]] = []
     failed = False
-    load_before = os.getloadavg()[0]
+    loads = [os.getloadavg()[0]]
     for name in names:
         config, algorithm, description = MACHINES[name]
-        best = {"statekit": float("inf"), "xstate": float("inf")}
+        best = {(side, clock): float("inf") for side in ("statekit", "xstate") for clock in ("cpu", "wall")}
         found: dict[str, tuple[int, int]] = {}
         for round_index in range(args.rounds):
             print(f"{name} round {round_index + 1}/{args.rounds}", file=sys.stderr)
             for side, runner in (("statekit", run_statekit), ("xstate", run_xstate)):
-                seconds, states, paths = runner(config, algorithm, args.repeats)
-                best[side] = min(best[side], *seconds)
+                timings, states, paths = runner(config, algorithm, args.repeats)
+                for clock in ("cpu", "wall"):
+                    best[side, clock] = min(best[side, clock], *timings[clock])
                 found[side] = (states, paths)
+            loads.append(os.getloadavg()[0])
         agree = found["statekit"] == found["xstate"]
         failed = failed or not agree
         rows.append({"machine": name, "description": description, "algorithm": algorithm,
                      "states": found["statekit"][0], "paths": found["statekit"][1],
-                     "statekit_s": best["statekit"], "xstate_s": best["xstate"],
-                     "ratio": best["statekit"] / best["xstate"], "agree": agree,
-                     "xstate_found": found["xstate"]})
-    load_after = os.getloadavg()[0]
-    print(f"Python {platform.python_version()}, node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}, "
-          f"{os.cpu_count()} cores, load average {load_before:.1f} before / {load_after:.1f} after; "
-          f"best of {args.rounds} rounds x {args.repeats} runs\n")
-    print("| machine | algorithm | states | paths | statekit (s) | @xstate/graph (s) | statekit / XState |")
-    print("|---|---|---|---|---|---|---|")
+                     "statekit_cpu_s": best["statekit", "cpu"], "xstate_cpu_s": best["xstate", "cpu"],
+                     "statekit_wall_s": best["statekit", "wall"], "xstate_wall_s": best["xstate", "wall"],
+                     "cpu_ratio": best["statekit", "cpu"] / best["xstate", "cpu"],
+                     "wall_ratio": best["statekit", "wall"] / best["xstate", "wall"],
+                     "agree": agree, "xstate_found": found["xstate"]})
+    node_version = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"Python {platform.python_version()}, node {node_version}, {os.cpu_count()} cores, "
+          f"load average (1 min) {min(loads):.1f} to {max(loads):.1f} over the run; "
+          f"best of {args.rounds} rounds x {args.repeats} runs per side\n")
+    print("| machine | algorithm | states | paths | statekit CPU (s) | XState CPU (s) | CPU ratio | "
+          "statekit wall (s) | XState wall (s) | wall ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         mark = "" if row["agree"] else f" **disagree: XState found {row['xstate_found']}**"
         print(f"| {row['machine']} ({row['description']}) | {row['algorithm']} | {row['states']} | {row['paths']} | "
-              f"{row['statekit_s']:.3f} | {row['xstate_s']:.3f} | {row['ratio']:.2f}{mark} |")
-    if load_before > (os.cpu_count() or 1) or load_after > (os.cpu_count() or 1):
-        print("\nThe machine was busy (load average above its core count): absolute times are inflated; "
-              "the sides alternate, so the ratios are the figures to read.")
+              f"{row['statekit_cpu_s']:.3f} | {row['xstate_cpu_s']:.3f} | **{row['cpu_ratio']:.2f}** | "
+              f"{row['statekit_wall_s']:.3f} | {row['xstate_wall_s']:.3f} | {row['wall_ratio']:.2f}{mark} |")
+    if max(loads) > (os.cpu_count() or 1):
+        print("\nThe machine was busy (load average above its core count): wall times are inflated; "
+              "the sides alternate, and the CPU ratios are the figures to read.")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 1 if failed else 0

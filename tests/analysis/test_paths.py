@@ -383,6 +383,32 @@ def test_the_calls_deadline_and_cancel_callback_stop_the_traversal() -> None:
     assert paths(corpus.chain(4))["truncatedReason"] is None  # outside the block: no limits
 
 
+def test_the_collector_pause_nests_and_restores_the_collectors_state() -> None:
+    import gc
+
+    from statekit.analysis.budget import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer traversal still runs
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # it was off before: it stays off
+    finally:
+        gc.enable()
+    with pytest.raises(ValueError), collector_paused():
+        raise ValueError("a traversal that fails")
+    assert gc.isenabled()
+    paths(corpus.chain(4))
+    assert gc.isenabled()
+
+
 def test_wildcard_event_is_taken_as_xstates_production_build_does() -> None:
     result = paths(corpus.MACHINES["wildcard_star_throws"])
     assert result["totalCount"] >= 2

@@ -12,6 +12,8 @@ returns true. Set it with `bounded_call(deadline=..., cancelled=...)` around the
 
 from __future__ import annotations
 
+import gc
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -107,6 +109,38 @@ class BudgetClock:
         if self.deadline is not None and time.monotonic() > self.deadline:
             return "time"
         return None
+
+
+_collector_lock = threading.Lock()
+_collector_pauses = 0
+_collector_was_enabled = False
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a traversal runs.
+
+    A traversal allocates tens of thousands of objects that live until it ends (snapshots,
+    state keys, queue entries, edges) and form no reference cycles. Each burst of allocations
+    triggers a collection that walks the live objects and frees nothing: a quarter to a third
+    of a traversal's time on 1,000-state machines. Reference counting still frees acyclic
+    garbage at once, and the budget bounds what the traversal keeps. Nested and concurrent
+    pauses (threads of the server) share one: the collector runs again when the last ends,
+    and only if it ran before the first began.
+    """
+    global _collector_pauses, _collector_was_enabled
+    with _collector_lock:
+        if _collector_pauses == 0:
+            _collector_was_enabled = gc.isenabled()
+            gc.disable()
+        _collector_pauses += 1
+    try:
+        yield
+    finally:
+        with _collector_lock:
+            _collector_pauses -= 1
+            if _collector_pauses == 0 and _collector_was_enabled:
+                gc.enable()
 
 
 TRUNCATION_MESSAGES: dict[TruncationReason, str] = {

@@ -32,7 +32,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from statekit.analysis.budget import CHECK_EVERY, TRUNCATION_MESSAGES, Budget, TruncationReason
+from statekit.analysis.budget import (
+    CHECK_EVERY,
+    TRUNCATION_MESSAGES,
+    Budget,
+    TruncationReason,
+    collector_paused,
+)
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import ENGINE_INFO, build_simulation_machine
 from statekit.analysis.structural import structural_model
@@ -196,6 +202,12 @@ def explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot], 
     traversal stops and keeps the states expanded so far (`graph.truncated` says why); edges
     to states it never expanded are left out.
     """
+    with collector_paused():
+        return _explore(machine, start, events_for, limit, stop_when, budget)
+
+
+def _explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot], list[tuple[str, Event]]],
+             limit: int, stop_when: Callable[[Snapshot], bool] | None, budget: Budget | None) -> StateGraph:
     clock = (budget or Budget()).start()
     max_states = clock.budget.max_states
     keys = StateKeys()
@@ -519,6 +531,13 @@ def explore_model(
     normalization says so, why, and what was left out. A machine without code that throws,
     or whose structure throws too, is `invalid_input`.
     """
+    with collector_paused():
+        return _explore_model(model, events, to_state, from_state, limit, guards, input_value, budget)
+
+
+def _explore_model(model: MachineModel, events: Sequence[Event] | None, to_state: Any, from_state: Any,
+                   limit: int | None, guards: Mapping[str, bool] | None, input_value: Any,
+                   budget: Budget | None) -> Exploration:
     effective_limit = DEFAULT_LIMIT if limit is None else limit
     try:
         machine, normalization, graph, matches = _explore_as(
@@ -560,6 +579,14 @@ def generate_graph_paths(
 
     The first `max_paths` paths are returned (the tool always returns at most five).
     """
+    with collector_paused():
+        return _generate_graph_paths(model, algorithm, events, to_state, from_state, limit, guards, input_value,
+                                     max_paths, budget)
+
+
+def _generate_graph_paths(model: MachineModel, algorithm: Algorithm, events: Sequence[Event] | None, to_state: Any,
+                          from_state: Any, limit: int | None, guards: Mapping[str, bool] | None, input_value: Any,
+                          max_paths: int, budget: Budget | None) -> dict[str, Any]:
     if algorithm not in ALGORITHMS:
         raise ToolError("invalid_input", f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")
     explored = explore_model(model, events, to_state, from_state, limit, guards, input_value, budget)
