@@ -188,6 +188,8 @@ class Machine:
         self.plans: dict[tuple[object, ...], Any] = {}
         self.selections: dict[tuple[object, ...], list[RuntimeTransition]] = {}
         self.values: dict[tuple[Node, ...], Any] = {}
+        #: Per (transition, active nodes below its domain): see `plan.LocalPart`.
+        self.local_parts: dict[tuple[object, ...], Any] = {}
         #: Built-in actions given as data in `setup(actions=...)`, parsed: name -> (data, Action).
         self.parsed_actions: dict[str, tuple[Any, Action]] = {}
         #: Each action's resolver, compiled on first use (bounded; see `actions.resolve_actions`).

@@ -6,14 +6,33 @@ transitions, the active nodes (in order) and, for transitions into history state
 recorded history. None of it depends on context or the event. So the engine computes a
 plan with XState's own set functions the first time and replays it afterwards; replaying
 resolves the actions against the live snapshot, which is where context and events matter.
+
+What is cached, and why each is sound (every cache is bounded, and cleared when full):
+
+- `Machine.plans`, per (transitions, active nodes in order, recorded history when the machine
+  has history states, initial or not): the whole plan, by the argument above.
+- `RuntimeTransition.entry_template`, per transition: its entry set and entry steps, when
+  computing them read no recorded history and entered no final state; then they depend on
+  the transition and the tree only (`entry_template`).
+- `Machine.local_parts`, per (transition with a template, active nodes below its domain in
+  order): its exit steps, recorded history, and which entered states are new. The exit set
+  is the domain's active descendants (and the domain itself for a re-entering transition
+  whose source it is); history records active states below exited ones; entered states lie
+  in the domain's subtree, and the domain is active. So nothing outside the domain's subtree
+  enters the part, and it holds in every configuration with the same nodes below the domain.
+- Several transitions with unrelated domains take their templates without a cache (see
+  `_unrelated_templates`).
+
+tests/engine/test_plan_shortcuts.py checks every shortcut against `general_plan` on every
+microstep of the oracle corpus, the generated machines and the benchmark's wide walk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from statekit.engine.machine import _UNKNOWN, Node, RuntimeTransition
+from statekit.engine.machine import _HISTORY_DEPENDENT, _UNKNOWN, Node, RuntimeTransition
 from statekit.model.core import Action
 
 HistoryValue = Mapping[str, tuple[Node, ...]]
@@ -73,24 +92,47 @@ def plan_key(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], hist
 
 def build_plan(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], history: HistoryValue,
                is_initial: bool) -> MicrostepPlan:
-    """Compute the plan with XState's set algorithms (see `algorithm.py`).
+    """Compute the plan with XState's set algorithms (see `algorithm.py`), or a shorter road
+    with the same result when every transition's entry set is fixed (`entry_template`):
 
-    One transition whose entry set is fixed (`entry_template`) takes a shorter road: only its
-    exit set, which depends on the active nodes, is computed; the result is the same.
+    - one such transition: its exit set and what follows from it depend only on the active
+      nodes below its domain, so that part is computed once per (transition, those nodes)
+      (`_local_part`) and the whole plan assembled from it;
+    - several, with pairwise unrelated domains (neither is the other or below it): their exit
+      sets are disjoint, so none conflicts with another and each enters its template alone
+      (`_plan_with_templates`).
     """
-    if len(transitions) == 1 and not is_initial:
-        template = entry_template(transitions[0])
-        if template is not None:
-            return _plan_with_template(transitions[0], template, nodes, history)
+    if not is_initial:
+        if len(transitions) == 1:
+            template = entry_template(transitions[0])
+            if template is not None:
+                return _plan_with_template(transitions[0], template, nodes, history)
+        else:
+            unrelated = _unrelated_templates(transitions, history)
+            if unrelated is not None:
+                return _plan_with_templates(transitions, unrelated, nodes, history)
+    return general_plan(transitions, nodes, history, is_initial)
+
+
+def general_plan(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], history: HistoryValue,
+                 is_initial: bool) -> MicrostepPlan:
+    """The plan by XState's set algorithms alone (`removeConflictingTransitions`,
+    `computeExitSet`, `computeEntrySet`): what every shorter road must equal."""
     from statekit.engine.algorithm import (
         EntrySet,
         compute_entry_set,
+        compute_exit_set,
         remove_conflicting_transitions,
     )
 
     active: dict[Node, None] = dict.fromkeys(nodes)
     filtered = remove_conflicting_transitions(transitions, active, history)
-    exits, updates = ((), None) if is_initial else _exit_steps(filtered, active, history)
+    exits: ExitSteps = ()
+    updates: HistoryUpdates = None
+    if not is_initial:
+        exits, updates = _exit_steps(compute_exit_set(filtered, active, history), active)
+        for exiting, _ in exits:
+            del active[exiting]
     history_after: HistoryValue = {**history, **dict(updates)} if updates is not None else history
 
     to_enter = EntrySet()
@@ -122,13 +164,11 @@ ExitSteps = tuple[tuple[Node, tuple[Action, ...]], ...]
 HistoryUpdates = tuple[tuple[str, tuple[Node, ...]], ...] | None
 
 
-def _exit_steps(filtered: list[RuntimeTransition], active: dict[Node, None], history: HistoryValue,
-                to_exit: list[Node] | None = None) -> tuple[ExitSteps, HistoryUpdates]:
-    """`computeExitSet`, the history it records, and the exit actions; removes the exited from `active`."""
-    from statekit.engine.algorithm import compute_exit_set
-
-    if to_exit is None:
-        to_exit = compute_exit_set(filtered, active, history)
+def _exit_steps(to_exit: list[Node], active: Iterable[Node]) -> tuple[ExitSteps, HistoryUpdates]:
+    """The exit set `computeExitSet` gave, in exit order, with each state's exit actions, and the
+    history exiting records: for each history child of an exited state, its active atomic
+    descendants (deep) or active children (shallow), in `active` order. (Only the active
+    nodes below the exited states matter, so `active` may be just those.)"""
     to_exit.sort(key=lambda n: -n.order)
     updates: list[tuple[str, tuple[Node, ...]]] | None = None
     for exiting in to_exit:
@@ -140,11 +180,8 @@ def _exit_steps(filtered: list[RuntimeTransition], active: dict[Node, None], his
             if updates is None:
                 updates = []
             updates.append((history_node.id, recorded))
-    exits: list[tuple[Node, tuple[Action, ...]]] = []
-    for exiting in to_exit:
-        exits.append((exiting, exiting.exit_actions))
-        del active[exiting]
-    return tuple(exits), tuple(updates) if updates is not None else None
+    exits = tuple((exiting, exiting.exit_actions) for exiting in to_exit)
+    return exits, tuple(updates) if updates is not None else None
 
 
 def _entry_step(entering: Node, default_entry: bool, active: dict[Node, None], completed: set[Node]) -> EntryStep:
@@ -249,50 +286,136 @@ def entry_template(transition: RuntimeTransition) -> EntryTemplate | None:
     return template
 
 
+@dataclass(frozen=True, slots=True)
+class LocalPart:
+    """What one transition with a fixed entry set does, given the active nodes below its domain."""
+
+    exits: ExitSteps
+    history_updates: HistoryUpdates
+    exited: frozenset[Node]
+    #: The entered states not active after the exits, in entry order: appended to the node list.
+    appended: tuple[Node, ...]
+    #: Whether the active set afterwards is the one before (every exited state entered again).
+    same_nodes: bool
+
+
 def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, nodes: tuple[Node, ...],
                         history: HistoryValue) -> MicrostepPlan:
-    """`build_plan` for one transition with a fixed entry set: exits computed, entries reused.
+    """`build_plan` for one transition with a fixed entry set: its `LocalPart` (cached per
+    machine by the transition and the active nodes below its domain), then the next node list.
 
     The exit set is `computeExitSet` for one transition: the domain when a re-entering
-    transition's source is its domain, then every active descendant of the domain, read from
-    the domain's precomputed descendants.
+    transition's source is its domain, then every active descendant of the domain. XState's
+    next node list is the active one without the exited states, then the entered states that
+    were not already active; only the active nodes below the domain (and the domain, which is
+    active: it is the source or one of its ancestors) decide which those are.
     """
-    from statekit.engine.algorithm import transition_domain
-
     if not transition.target:  # targetless: nothing exits or enters (its template is empty)
         return MicrostepPlan(filtered=(transition,), exits=(), history_updates=None, entries=(),
                              next_nodes=nodes, same_nodes=True)
-    active: dict[Node, None] = dict.fromkeys(nodes)
     value_root: Node | None = None
-    domain = transition_domain(transition, history)
+    domain: Node | None = transition.domain  # memoised by `entry_template` (no history target)
+    if domain is _UNKNOWN or domain is _HISTORY_DEPENDENT:
+        from statekit.engine.algorithm import transition_domain
+
+        domain = transition_domain(transition, history)
     if domain is None:
-        to_exit = list(nodes)
+        local = nodes
     else:
         below = domain.descendants
-        to_exit = [node for node in nodes if node in below]
-        if transition.reenter and transition.source is domain:
-            to_exit.insert(0, domain)
-        elif domain.type in ("compound", "parallel"):
+        local = tuple([node for node in nodes if node in below])
+        if not (transition.reenter and transition.source is domain) and domain.type in ("compound", "parallel"):
             value_root = domain  # it stays active
-    exits, updates = _exit_steps([transition], active, history, to_exit)
-    # The set is unchanged when every exited state is entered again and nothing else is new.
-    exited = {node for node, _ in exits}
-    reentered = 0
-    added = False
-    for entry in template.entries:
-        node = entry.node
-        if node in exited:
-            reentered += 1
-        elif node not in active:
-            added = True
-        active[node] = None
+    machine = transition.source.machine
+    key = (transition, local)
+    part = machine.local_parts.get(key)
+    if part is None:
+        part = _local_part(transition, template, domain, local)
+        if len(machine.local_parts) >= MAX_PLANS:
+            machine.local_parts.clear()
+        machine.local_parts[key] = part
+    exited = part.exited
+    if exited or part.appended:
+        next_nodes = (*[node for node in nodes if node not in exited], *part.appended)
+    else:
+        next_nodes = nodes
     return MicrostepPlan(
         filtered=(transition,),
-        exits=exits,
-        history_updates=updates,
+        exits=part.exits,
+        history_updates=part.history_updates,
         entries=template.entries,
-        next_nodes=tuple(active),
-        same_nodes=not added and reentered == len(exited),
+        next_nodes=next_nodes,
+        same_nodes=part.same_nodes,
         value_root=value_root,
         part_is_proper=template.proper_below_domain,
+    )
+
+
+def _local_part(transition: RuntimeTransition, template: EntryTemplate, domain: Node | None,
+                local: tuple[Node, ...]) -> LocalPart:
+    to_exit = list(local)
+    if domain is not None and transition.reenter and transition.source is domain:
+        to_exit.insert(0, domain)
+    exits, updates = _exit_steps(to_exit, local)
+    exited = frozenset(to_exit)
+    # Active after the exits, among the nodes an entry can be: the domain and what is below it.
+    remaining = {node for node in local if node not in exited}
+    if domain is not None and domain not in exited:
+        remaining.add(domain)
+    appended = tuple(entry.node for entry in template.entries if entry.node not in remaining)
+    reentered = sum(1 for entry in template.entries if entry.node in exited)
+    added = any(entry.node not in exited for entry in template.entries if entry.node not in remaining)
+    return LocalPart(exits, updates, exited, appended, same_nodes=not added and reentered == len(exited))
+
+
+def _unrelated_templates(transitions: list[RuntimeTransition],
+                         history: HistoryValue) -> list[tuple[EntryTemplate, Node]] | None:
+    """Each transition's entry template and domain, when every transition has a target, a fixed
+    entry set and a domain unrelated to every other's; else None.
+
+    Unrelated domains have disjoint subtrees, and a transition's exit and entry sets lie in its
+    domain's subtree: no exit sets meet (so `removeConflictingTransitions` keeps them all, in
+    order), and no entry computation can see another's states (its parallel states' regions
+    are in its own subtree), so the joint entry set is the union of the templates.
+    """
+    from statekit.engine.algorithm import transition_domain
+
+    found: list[tuple[EntryTemplate, Node]] = []
+    for transition in transitions:
+        template = entry_template(transition) if transition.target else None
+        if template is None:
+            return None
+        domain = transition_domain(transition, history)
+        if domain is None:
+            return None
+        for _, other in found:
+            if other is domain or other in domain.ancestor_set or domain in other.ancestor_set:
+                return None
+        found.append((template, domain))
+    return found
+
+
+def _plan_with_templates(transitions: list[RuntimeTransition], unrelated: list[tuple[EntryTemplate, Node]],
+                         nodes: tuple[Node, ...], history: HistoryValue) -> MicrostepPlan:
+    """`build_plan` for several transitions with fixed entry sets and unrelated domains."""
+    to_exit: list[Node] = []
+    for transition, (_, domain) in zip(transitions, unrelated, strict=True):
+        if transition.reenter and transition.source is domain:
+            to_exit.append(domain)
+        below = domain.descendants
+        to_exit.extend(node for node in nodes if node in below)
+    exits, updates = _exit_steps(to_exit, nodes)
+    active: dict[Node, None] = dict.fromkeys(nodes)
+    for exiting in to_exit:
+        del active[exiting]
+    entries = sorted((entry for template, _ in unrelated for entry in template.entries), key=lambda e: e.node.order)
+    for entry in entries:
+        active[entry.node] = None
+    return MicrostepPlan(
+        filtered=tuple(transitions),
+        exits=exits,
+        history_updates=updates,
+        entries=tuple(entries),
+        next_nodes=tuple(active),
+        same_nodes=_same_nodes(nodes, active),
     )
