@@ -71,8 +71,7 @@ KNOWN_DIFFERENCES: dict[str, str] = {
 }
 #: Cases statekit refuses instead of answering, because it cannot run them faithfully: name -> what
 #: its error says (`refused_xstate.json`). The reasons: actors inside context or assign (`spawn`,
-#: `self`), setup-bound action creators (`machineSetup.assign(...)`, `createStateConfig`), actor
-#: targets computed at run time (`sendTo(({context}) => context.ref, ...)`), inline actor logic in
+#: `self`), actor targets computed at run time (`sendTo(({context}) => context.ref, ...)`), inline actor logic in
 #: `spawnChild`, and xstate helpers called inside inline code. They are not counted as matching;
 #: `test_refused_cases_fail_closed` checks that each still stops with that error (never a
 #: plausible trace), and that XState itself runs it.

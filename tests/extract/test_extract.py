@@ -237,3 +237,35 @@ const toggle = createMachine({ id: 'vue', initial: 'a', states: { a: {} } });
     result = extract_machines(vue, "Toggle.vue")
     assert result["errors"] == []
     assert [(m["name"], m["line"], m["column"]) for m in result["machines"]] == [("toggle", 7, 16)]
+
+
+def test_setup_helpers_are_the_builtins_they_wrap() -> None:
+    machine = only_machine("""
+import { setup } from 'xstate';
+const base = setup({ actions: { ping: () => {} } });
+const s = base.extend({ guards: { ok: () => true } });
+const inc = s.assign({ n: ({ context }) => context.n + 1 });
+const custom = base.createAction(({ context }) => context.n);
+const wrapped = s.createAction(s.raise({ type: 'WRAPPED' }));
+const shared = s.createStateConfig({ on: { GO: { actions: [inc, custom] } } });
+const notSetup = { assign: (x) => x };
+export const m = s.createMachine({
+  context: { n: 0 },
+  entry: [wrapped, s.stopChild('c'), s.cancel('t'), setup({}).emit({ type: 'E' })],
+  exit: notSetup.assign({ n: 1 }),
+  initial: 'a',
+  states: { a: shared },
+});""")
+    config = machine["config"]
+    assert config["entry"] == [
+        {"type": "xstate.raise", "event": {"type": "WRAPPED"}},
+        {"type": "xstate.stopChild", "actorRef": "c"},
+        {"type": "xstate.cancel", "sendId": "t"},
+        {"type": "xstate.emit", "event": {"type": "E"}},
+    ]
+    assert config["states"]["a"]["on"]["GO"]["actions"] == [
+        {"type": "xstate.assign", "assignment": {"n": {"$js": "({ context }) => context.n + 1"}}},
+        {"type": "(anonymous)", "code": "({ context }) => context.n"},
+    ]
+    assert "xstate." not in str(config["exit"])  # an object that is not a setup() result is not one
+    assert set(machine["implementations"]) == {"actions", "guards"}

@@ -36,6 +36,12 @@ XSTATE_BUILTINS = frozenset({
     "assign", "raise", "sendTo", "sendParent", "forwardTo", "emit", "log", "cancel", "spawnChild",
     "stopChild", "stop", "enqueueActions", "and", "or", "not", "stateIn",
 })
+#: The action helpers a `setup({...})` result offers (XState's own built-ins, bound for typing).
+SETUP_ACTION_HELPERS = frozenset({
+    "assign", "sendTo", "raise", "log", "cancel", "stopChild", "enqueueActions", "emit", "spawnChild",
+})
+#: `setup({...})` methods that return their argument unchanged (XState: `fn => fn`, `config => config`).
+SETUP_IDENTITY_HELPERS = frozenset({"createAction", "createStateConfig"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,11 +271,55 @@ class Evaluator:
                 items.append(self.value(element, "", depth + 1))
         return items
 
+    def is_setup(self, node: Node, depth: int = 0) -> bool:
+        """Whether `node` is the result of `setup({...})`: the call, `s.extend({...})` of one,
+        or a const holding one."""
+        node = unwrap(node)
+        if depth > 20:
+            return False
+        if node.type == "identifier":
+            bound = self.binding(text(node), node)
+            return bound is not None and bound.kind == "const" and bound.node is not None and self.is_setup(bound.node, depth + 1)
+        if node.type != "call_expression":
+            return False
+        callee = node.child_by_field_name("function")
+        if callee is None:
+            return False
+        if self.xstate_name(callee) == "setup":
+            return True
+        callee = unwrap(callee)
+        if callee.type != "member_expression":
+            return False
+        prop = callee.child_by_field_name("property")
+        target = callee.child_by_field_name("object")
+        return prop is not None and target is not None and text(prop) == "extend" and self.is_setup(target, depth + 1)
+
+    def _setup_helper(self, callee: Node) -> str | None:
+        """`assign`, `createAction`, ... when `callee` is that method of a `setup({...})` result."""
+        callee = unwrap(callee)
+        if callee.type != "member_expression":
+            return None
+        prop = callee.child_by_field_name("property")
+        target = callee.child_by_field_name("object")
+        if prop is None or target is None:
+            return None
+        name = text(prop)
+        if name not in SETUP_ACTION_HELPERS and name not in SETUP_IDENTITY_HELPERS:
+            return None
+        return name if self.is_setup(target) else None
+
     def _call(self, node: Node, _name: str, depth: int) -> Any:
         callee = node.child_by_field_name("function")
         arguments = node.child_by_field_name("arguments")
-        builtin = self.xstate_name(callee) if callee is not None else None
-        if builtin in XSTATE_BUILTINS and arguments is not None and arguments.type == "arguments":
+        if callee is None or arguments is None or arguments.type != "arguments":
+            return JsExpr(text(node))
+        helper = self._setup_helper(callee)
+        if helper in SETUP_IDENTITY_HELPERS:
+            # `createAction(fn)` is `fn`: an arrow passed as an argument has no inferred name.
+            items = named(arguments)
+            return self.value(items[0], "", depth + 1) if items else UNDEFINED
+        builtin = helper if helper is not None else self.xstate_name(callee)
+        if builtin in XSTATE_BUILTINS:
             args = tuple(self.value(arg, "", depth + 1) for arg in named(arguments))
             return BuiltinCall(builtin, args, text(node))
         return JsExpr(text(node))
