@@ -154,6 +154,97 @@ def test_traced_steps_end_where_the_engine_does() -> None:
     assert checked > 300
 
 
+def _without_actions(config: Any) -> Any:
+    """The config with every action and eventless transition removed: most steps become pure."""
+    if isinstance(config, list):
+        return [_without_actions(item) for item in config]
+    if not isinstance(config, dict):
+        return config
+    return {key: _without_actions(value) for key, value in config.items()
+            if key not in ("entry", "exit", "actions", "always")}
+
+
+def _pure_step_machines() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(name, config, options): the paths corpus, generated machines, and both without actions."""
+    random_machines = _load_random_machines()
+    found: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    for name, entry in corpus.MACHINES.items():
+        if name.startswith(("wildcard_star", "limit_")):
+            continue
+        config = {key: value for key, value in entry.items() if key not in corpus.OPTION_KEYS}
+        options = {"guards": entry.get("guards"), "input": entry.get("input")}
+        found += [(name, config, options), (f"{name} without actions", _without_actions(config), options)]
+    for seed in range(80):  # with their actions, most generated machines' steps run something
+        case = random_machines.random_case(seed)
+        options = {"guards": case.get("guards"), "input": case.get("input")}
+        found.append((f"{case['name']} without actions", _without_actions(case["config"]), options))
+    return found
+
+
+def _load_random_machines() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("paths_random_machines", ORACLE / "random_machines.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_pure_steps_are_the_engines_steps() -> None:
+    """paths_step's cheap step must give what `transition()` gives, object for object, on every edge."""
+    from collections import deque
+
+    from statekit.analysis.paths_step import Moved, PureSteps
+    from statekit.errors import EngineError
+
+    checked = {"same": 0, "moved": 0}
+    for name, config, options in _pure_step_machines():
+        try:
+            model = parse_machine(config)
+            machine, _ = build_simulation_machine(model, options["guards"])
+        except Exception:  # a generated machine the engine refuses is no test of the step
+            continue
+        machine.max_iterations = 50  # a generated eventless or raised cycle fails fast
+        start, _actions = initial_transition(machine, options["input"])
+        if start.status == "error":
+            continue
+        steps = PureSteps(machine)
+        seen = {start.node_set}
+        queue = deque([start])
+        while queue and len(seen) < 200:
+            state = queue.popleft()
+            for _key, event in EventEnumerator()(state):
+                if event["type"] == "*":
+                    continue
+                try:
+                    expected, _ = transition(machine, state, event)
+                except EngineError:
+                    continue
+                got = steps.step(state, event)
+                if got is not None:
+                    result, taken = got
+                    _traced, expected_taken = step_transitions(state, event)
+                    assert list(taken) == expected_taken, (name, state.value, event)
+                    if expected is state:
+                        assert result is state, (name, state.value, event)
+                        checked["same"] += 1
+                    else:
+                        checked["moved"] += 1
+                        assert isinstance(result, Moved), (name, state.value, event)
+                        built = result.snapshot()
+                        assert built.nodes == expected.nodes, (name, state.value, event)
+                        assert (built.value, built.is_proper(), built.status) == \
+                            (expected.value, expected.is_proper(), expected.status), (name, state.value, event)
+                        assert built.context is expected.context and built.history == expected.history
+                        assert built.children == expected.children
+                if expected.node_set not in seen:
+                    seen.add(expected.node_set)
+                    queue.append(expected)
+    assert checked["same"] > 200 and checked["moved"] > 800, checked
+
+
 # -- the tool ------------------------------------------------------------------------------
 
 

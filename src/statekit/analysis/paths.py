@@ -30,7 +30,7 @@ import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from statekit.analysis.budget import (
     CHECK_EVERY,
@@ -39,13 +39,14 @@ from statekit.analysis.budget import (
     TruncationReason,
     collector_paused,
 )
+from statekit.analysis.paths_step import Moved, PureSteps
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import ENGINE_INFO, build_simulation_machine
 from statekit.analysis.structural import structural_model
 from statekit.budget import BudgetStop
 from statekit.engine.algorithm import WILDCARD
 from statekit.engine.api import initial_transition, restore_snapshot, transition
-from statekit.engine.machine import Machine, Node
+from statekit.engine.machine import Machine, Node, RuntimeTransition
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError, MachineDefinitionError, ToolError
 from statekit.model.core import MachineModel, Transition
@@ -73,13 +74,15 @@ Event = Mapping[str, Any]
 StateKey = tuple[frozenset[Node], str | None]
 
 
-@dataclass(frozen=True, slots=True)
-class Edge:
+class Edge(NamedTuple):
     """One explored (state, event) pair: the event's serialisation, the event, the next state."""
 
     event_key: str
     event: Event
     target: int
+    #: The transitions the step took, when that is known without replaying it (a pure step,
+    #: see `paths_step`: nothing eventless or raised follows); None: replay it for coverage.
+    taken: Sequence[RuntimeTransition] | None = None
 
 
 @dataclass
@@ -167,15 +170,18 @@ class StateKeys:
         self._contexts: dict[int, tuple[Any, str]] = {}
 
     def __call__(self, snapshot: Snapshot) -> StateKey:
-        context = snapshot.context
+        return self.key_of(snapshot.node_set, snapshot.context)
+
+    def key_of(self, node_set: frozenset[Node], context: Any) -> StateKey:
+        """The key of a state with these active nodes and this context."""
         if not context:
-            return snapshot.node_set, None
+            return node_set, None
         # Steps that assign nothing share the context object; keep it so its id stays unique.
         cached = self._contexts.get(id(context))
         if cached is None or cached[0] is not context:
             cached = (context, json.dumps(context, ensure_ascii=False, separators=(",", ":"), default=str))
             self._contexts[id(context)] = cached
-        return snapshot.node_set, cached[1]
+        return node_set, cached[1]
 
 
 #: Estimated bytes one explored state holds besides its context (snapshot, key, queue entry).
@@ -211,52 +217,69 @@ def _explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot],
     clock = (budget or Budget()).start()
     max_states = clock.budget.max_states
     keys = StateKeys()
+    pure = PureSteps(machine)
     index_of: dict[StateKey, int] = {}
-    pending: list[list[tuple[str, Event, StateKey]]] = []
+    pending: list[list[tuple[str, Event, StateKey, Sequence[RuntimeTransition] | None]]] = []
     graph = StateGraph()
-    queue: deque[tuple[Snapshot, StateKey]] = deque([(start, keys(start))])
+    states = graph.states
+    # A queued state is a snapshot, or a pure step's `Moved`, built into one only when expanded.
+    queue: deque[tuple[Snapshot | Moved, StateKey]] = deque([(start, keys(start))])
     iterations = 0
     while queue:
         if iterations > limit:
             graph.truncated = "limit"
             break
         if iterations % CHECK_EVERY == 0 and iterations:
-            graph.truncated = clock.exceeded(len(graph.states))
+            graph.truncated = clock.exceeded(len(states))
             if graph.truncated is not None:
                 break
-        snapshot, key = queue.popleft()
+        queued, key = queue.popleft()
         iterations += 1
         if key in index_of:
             continue
-        if max_states is not None and len(graph.states) >= max_states:
+        if max_states is not None and len(states) >= max_states:
             graph.truncated = "states"
             break
-        index_of[key] = len(graph.states)
-        graph.states.append(snapshot)
+        snapshot = queued if isinstance(queued, Snapshot) else queued.snapshot()
+        index_of[key] = len(states)
+        states.append(snapshot)
         clock.bytes += STATE_BYTES + (len(key[1]) if key[1] is not None else 0)
         # XState keys the transitions by serialised event: a repeated event keeps its first place.
-        outgoing: dict[str, tuple[Event, StateKey]] = {}
+        outgoing: dict[str, tuple[Event, StateKey, Sequence[RuntimeTransition] | None]] = {}
         if stop_when is None or not stop_when(snapshot):
+            context = snapshot.context
             for event_key, event in events_for(snapshot):
+                step: Snapshot | Moved
+                taken: Sequence[RuntimeTransition] | None
                 try:
-                    if event.get("type") == WILDCARD:
-                        next_snapshot = _wildcard_step(snapshot, event)
+                    pure_step = pure.step(snapshot, event)
+                    if pure_step is not None:
+                        step, taken = pure_step
                     else:
-                        next_snapshot, _actions = transition(machine, snapshot, event)
+                        taken = None
+                        if event.get("type") == WILDCARD:
+                            step = _wildcard_step(snapshot, event)
+                        else:
+                            step, _actions = transition(machine, snapshot, event)
                 except EngineError as error:
                     raise TraversalFailed(event, snapshot, error) from None
                 except BudgetStop as stop:  # the call's own budget, seen inside the engine
                     graph.truncated = "cancelled" if stop.error.code == "cancelled" else "time"
                     break
-                next_key = keys(next_snapshot)
-                outgoing[event_key] = (event, next_key)
-                queue.append((next_snapshot, next_key))
+                if step is snapshot:
+                    next_key = key
+                elif isinstance(step, Moved):
+                    next_key = keys.key_of(frozenset(step.nodes), context)
+                else:
+                    next_key = keys(step)
+                outgoing[event_key] = (event, next_key, taken)
+                queue.append((step, next_key))
             clock.bytes += EDGE_BYTES * len(outgoing)
-        pending.append([(event_key, event, next_key) for event_key, (event, next_key) in outgoing.items()])
+        pending.append([(event_key, *rest) for event_key, rest in outgoing.items()])
         if graph.truncated is not None:
             break
     graph.iterations = iterations
-    graph.edges = [[Edge(event_key, event, index_of[next_key]) for event_key, event, next_key in edges
+    graph.edges = [[Edge(event_key, event, index_of[next_key], taken) for event_key, event, next_key, taken in edges
                     if next_key in index_of]
                    for edges in pending]
     return graph
@@ -427,7 +450,9 @@ def coverage(model: MachineModel, graph: StateGraph, found: PathSet, initial_tak
         taken.update(id(t.model) for t in initial_taken if t.model is not None)
     for state, edge_index in found.covered_edges:
         edge = graph.edges[state][edge_index]
-        _next, selected = step_transitions(graph.states[state], edge.event)
+        selected = edge.taken
+        if selected is None:
+            _next, selected = step_transitions(graph.states[state], edge.event)
         taken.update(id(t.model) for t in selected if t.model is not None)
     covered_states = [state_id for state_id in state_ids if state_id in active]
     covered_transitions = [t for t in transitions if id(t) in taken]

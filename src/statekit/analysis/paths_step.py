@@ -1,0 +1,157 @@
+"""The traversal's cheap step: an event that only moves the machine between configurations.
+
+`explore` sends every (state, event) pair through the engine's `transition()`. On machines
+of about 1,000 states nearly every pair takes a transition never taken before, so the engine
+builds a fresh microstep plan each time (exit set, entry set, entry actions, done events),
+and that is most of the traversal's time. Most of those steps run nothing: the selected
+transition has no actions, it moves from one atomic state to another below a compound
+domain, nothing it exits or enters has actions, invocations, history or a final state, and
+the machine has no eventless transitions. For such a step the engine's result is fixed by
+the structure alone: the same context, children and history, the active nodes with the
+domain's active descendants removed and the entered chain appended, in XState's `_nodes`
+order. `PureSteps` computes exactly that and nothing else, and says `None` for every other
+step, which then goes through `transition()` as before.
+
+The result is the engine's, object for object: the step returns the very snapshot the engine
+would return when the configuration does not change, and otherwise the node list, history,
+context and value the engine's `microstep` gives (see `_plan_with_template` and `microstep`
+in the engine). tests/analysis/test_paths.py checks it against `transition()` on every edge
+of the paths corpus and of generated machines, so a change in the engine that is not made
+here fails a test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from statekit.engine.algorithm import (
+    WILDCARD,
+    XSTATE_INIT,
+    XSTATE_STOP,
+    select_transitions,
+    transition_domain,
+)
+from statekit.engine.machine import Machine, Node, RuntimeTransition
+from statekit.engine.snapshot import Snapshot
+
+#: Event types the engine's macrostep treats specially (never a cheap step).
+_SPECIAL_TYPES = frozenset({WILDCARD, XSTATE_INIT, XSTATE_STOP})
+_ERROR_PREFIX = "xstate.error.actor"
+
+
+class Moved:
+    """A cheap step's result when the configuration changes: built into a snapshot only if the
+    traversal keeps it (most steps reach a state already found)."""
+
+    __slots__ = ("domain", "nodes", "source")
+
+    def __init__(self, source: Snapshot, nodes: tuple[Node, ...], domain: Node) -> None:
+        self.source = source
+        self.nodes = nodes
+        self.domain = domain
+
+    def snapshot(self) -> Snapshot:
+        """The engine's next snapshot: `microstep`'s clone with the new nodes, its value derived
+        from the source's below the domain (which stays active; what it enters is proper)."""
+        result = self.source.clone(nodes=self.nodes, history=self.source.history)
+        result.derive(self.source, self.domain, True)
+        return result
+
+
+class PureSteps:
+    """Steps of one machine that run no code beyond guards (see the module's docstring)."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+        #: An eventless transition may follow any step: then every step is the engine's.
+        self.enabled = not machine.has_always
+        self._moves: dict[RuntimeTransition, _Move] = {}
+        #: Per domain, the states below it whose exit runs something (exit actions, stopping an
+        #: invocation) or records history.
+        self._loud_below: dict[Node, frozenset[Node]] = {}
+
+    def step(self, snapshot: Snapshot, event: Mapping[str, Any]) -> tuple[Snapshot | Moved, list[RuntimeTransition]] | None:
+        """The next state when the step is pure, and the transitions it took: `snapshot` itself
+        when nothing changes, a `Moved` when the configuration does; None: take the engine's
+        `transition()`.
+
+        Guards are evaluated as the engine's selection evaluates them (and raise as it does).
+        """
+        if not self.enabled or snapshot.status != "active":
+            return None
+        event_type = event.get("type")
+        if not isinstance(event_type, str) or event_type in _SPECIAL_TYPES or event_type.startswith(_ERROR_PREFIX):
+            return None
+        transitions = select_transitions(snapshot, event)
+        if not transitions:
+            return snapshot, transitions  # nothing selected: the macrostep returns the snapshot it was given
+        if len(transitions) != 1:
+            return None
+        transition = transitions[0]
+        if transition.actions:
+            return None
+        if transition.target is None:
+            return snapshot, transitions  # targetless and without actions: nothing exits, enters or runs
+        try:
+            move = self._moves[transition]
+        except KeyError:
+            move = self._moves[transition] = _pure_move(transition)
+        if move is None:
+            return None
+        domain, entered, entered_set = move
+        below = domain.descendants
+        nodes = snapshot.nodes
+        kept = tuple(node for node in nodes if node not in below)
+        exited_count = len(nodes) - len(kept)
+        loud = self._loud_below.get(domain)
+        if loud is None:
+            loud = self._loud_below[domain] = frozenset(
+                node for node in below if node.exit_actions or node.history_children)
+        if loud and any(node in loud for node in nodes):
+            return None  # exiting runs actions or records history: the engine's plan does that
+        # `_plan_with_template`: the exited leave the list, the entered (all below the domain,
+        # so none of them stayed) are appended in entry order; nothing changes when the
+        # entered are exactly the exited.
+        if exited_count == len(entered) and all(node in entered_set for node in nodes if node in below):
+            return snapshot, transitions
+        return Moved(snapshot, kept + entered, domain), transitions
+
+
+#: What one transition does when taken alone and purely: its domain and the states it
+#: enters, in entry order and as a set; None when it is not such a transition.
+_Move = tuple[Node, tuple[Node, ...], frozenset[Node]] | None
+
+
+def _pure_move(transition: RuntimeTransition) -> _Move:
+    """The domain and entry chain of `transition` when taking it alone runs nothing.
+
+    That is: one atomic target, not re-entering, whose domain is a compound state above it
+    with only compound states in between (so no parallel region is entered by default and
+    no initial state is followed), and no entered state has entry actions, invocations or
+    (for the target, entered by default) initial actions. XState's `computeEntrySet` then
+    enters exactly the target and its ancestors below the domain.
+    """
+    targets = transition.target
+    if transition.reenter or targets is None or len(targets) != 1:
+        return None
+    target = targets[0]
+    if target.type != "atomic":
+        return None
+    domain = transition_domain(transition, {})
+    if domain is None or domain.type != "compound" or target not in domain.descendants:
+        return None
+    chain: list[Node] = [target]
+    for ancestor in target.ancestors:
+        if ancestor is domain:
+            break
+        if ancestor.type != "compound":
+            return None
+        chain.append(ancestor)
+    chain.reverse()  # document order: the outermost first
+    for node in chain:
+        if node.entry or node.invoke:
+            return None
+    if target.initial_actions:
+        return None
+    return domain, tuple(chain), frozenset(chain)
