@@ -269,3 +269,36 @@ export const m = s.createMachine({
     ]
     assert "xstate." not in str(config["exit"])  # an object that is not a setup() result is not one
     assert set(machine["implementations"]) == {"actions", "guards"}
+
+
+def test_user_factories_are_applied_to_their_constant_arguments() -> None:
+    machine = only_machine("""
+import { createMachine, assign, raise } from 'xstate';
+const STEP = 3;
+function incrementBy(amount) { return assign({ n: ({ context }) => context.n + amount }); }
+const decrementBy = (amount = 1) => assign({ n: ({ context }) => context.n - amount });
+const above = (min: number) => ({ type: 'above', params: { min } });
+const named = { ping(kind) { const event = { type: 'PING', kind }; return raise(event); } };
+const branchy = (x) => { if (x) { return 'a'; } return 'b'; };
+export const m = createMachine({
+  entry: [incrementBy(STEP), named.ping('k'), branchy(1)],
+  exit: decrementBy(),
+  on: { GO: { guard: above(STEP * 2), actions: incrementBy(STEP) } },
+});""")
+    config, scope = machine["config"], machine["implementations"]["moduleScope"]
+    assert config["entry"][0] == {"type": "xstate.assign", "assignment": {"n": {"$js": "({ context }) => context.n + amount"}}}
+    assert config["entry"][1] == {"type": "xstate.raise", "event": {"type": "PING", "kind": "k"}}
+    assert config["entry"][2] == {"$expr": "branchy(1)"}  # an `if` in the body: not followed
+    assert config["on"]["GO"]["guard"] == {"type": "above", "params": {"min": 6}}
+    # The closures read `amount` as 3 (twice) and as 1: one sandbox name cannot hold both.
+    assert "amount" not in scope.get("constants", {})
+    assert "different values" in scope["unavailable"]["amount"]
+
+
+def test_a_factory_argument_read_by_one_closure_is_carried() -> None:
+    machine = only_machine("""
+const LIMIT = 4;
+const atMost = (limit = LIMIT) => ({ context }) => context.n <= limit;
+createMachine({ on: { GO: { guard: atMost() } } });""")
+    assert machine["config"]["on"]["GO"]["guard"] == {"type": "(anonymous)", "code": "({ context }) => context.n <= limit"}
+    assert machine["implementations"]["moduleScope"] == {"constants": {"limit": 4}}

@@ -162,7 +162,8 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
         impls.setdefault("actors", {}).update(encoder.inline_actors)
     if isinstance(setup_value, JsRef):
         impls["$ref"] = setup_value.name
-    scope = module_scope(evaluator, evaluator.functions[first_function:])
+    kept = zip(evaluator.functions[first_function:], evaluator.function_frames[first_function:], strict=True)
+    scope = module_scope(evaluator, kept)
     if scope:  # module constants the inline functions read, for the sandbox (engine/inline.py)
         impls["moduleScope"] = scope
     version = forced_version if forced_version is not None else (6 if looks_like_v6(config_value) else 5)

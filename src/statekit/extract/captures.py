@@ -9,34 +9,58 @@ a call) is reported with why it cannot be carried, so that reading it fails nami
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from tree_sitter import Node
 
 from statekit.extract.syntax import text
-from statekit.extract.values import _FUNCTION_SCOPES, _SCOPE_TYPES, Evaluator, _parameter_names
+from statekit.extract.values import (
+    _FUNCTION_SCOPES,
+    _SCOPE_TYPES,
+    Evaluator,
+    Frames,
+    JsRef,
+    _parameter_names,
+)
 
 _NAME_TYPES = frozenset({"identifier", "shorthand_property_identifier"})
 
 
-def module_scope(evaluator: Evaluator, functions: Iterable[Node]) -> dict[str, dict[str, Any]]:
-    """`{"constants": {name: value}, "unavailable": {name: reason}}` for what `functions` read."""
+def module_scope(evaluator: Evaluator, functions: Iterable[tuple[Node, Frames]]) -> dict[str, dict[str, Any]]:
+    """`{"constants": {name: value}, "unavailable": {name: reason}}` for what `functions` read.
+
+    Each function comes with the factory calls it was made in (`incrementBy(5)` returning
+    `assign({count: ({ context }) => context.count + amount})`): a parameter it reads is the
+    argument of that call. The sandbox defines one value per name, so a name read with
+    different values by different functions cannot be carried and says so.
+    """
     constants: dict[str, Any] = {}
     unavailable: dict[str, str] = {}
-    for function in functions:
+    for function, frames in functions:
         for name, at in _free_names(evaluator, function):
-            if name in constants or name in unavailable:
+            if name in unavailable:
                 continue
             binding = evaluator.binding(name, at)
             if binding is None:
                 continue  # a global (Math, JSON, ...) or undeclared: the sandbox has or lacks it as JS does
-            if binding.kind == "const" and binding.node is not None:
-                value = evaluator.value(binding.node, name)
-                if _is_data(value):
-                    constants[name] = value
+            if binding.kind in ("const", "param") and binding.node is not None:
+                if binding.kind == "param":
+                    value = evaluator.argument(binding, name, frames)
                 else:
-                    unavailable[name] = "a const whose value is not JSON data (a function, a call, a class, ...)"
+                    value = evaluator.value_in(frames, binding.node, name)
+                if not _is_data(value):
+                    unavailable[name] = _not_data(binding.kind, value)
+                    constants.pop(name, None)
+                elif name in constants and json.dumps(constants[name], sort_keys=True) != json.dumps(value, sort_keys=True):
+                    unavailable[name] = ("read with different values by different functions (e.g. a factory called "
+                                         "with different arguments); the sandbox holds one value per name")
+                    del constants[name]
+                else:
+                    constants[name] = value
+            elif name in constants:
+                continue
             elif binding.kind == "import":
                 unavailable[name] = f"imported from '{binding.module}'"
             elif binding.kind == "function":
@@ -49,6 +73,14 @@ def module_scope(evaluator: Evaluator, functions: Iterable[Node]) -> dict[str, d
     if unavailable:
         scope["unavailable"] = unavailable
     return scope
+
+
+def _not_data(kind: str, value: Any) -> str:
+    if kind == "const":
+        return "a const whose value is not JSON data (a function, a call, a class, ...)"
+    if isinstance(value, JsRef):
+        return "a let, var, parameter or class, whose value is not known before running"
+    return "a parameter of the factory call that made this function, whose argument is not JSON data"
 
 
 def _free_names(evaluator: Evaluator, function: Node) -> Iterator[tuple[str, Node]]:

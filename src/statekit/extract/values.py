@@ -89,7 +89,7 @@ UNDEFINED = _Undefined()
 class Binding:
     """What a name is bound to in some scope."""
 
-    kind: str  # "const", "function", "import", "opaque"
+    kind: str  # "const", "function", "import", "param" (node: the function), "opaque"
     node: Node | None = None
     module: str = ""
     imported: str = ""
@@ -97,6 +97,12 @@ class Binding:
 
 _SCOPE_TYPES = frozenset({"program", "statement_block", "class_body", "switch_body"})
 _FUNCTION_SCOPES = FUNCTION_TYPES | {"method_definition"}
+#: A factory applied inside another deeper than this is left as the call it is.
+MAX_APPLICATIONS = 16
+
+#: The arguments of the user functions being applied (`incrementBy(5)`): one frame per call,
+#: `(id of the function node, {parameter name: argument value})`, innermost last.
+Frames = tuple[tuple[int, dict[str, Any]], ...]
 
 
 class Evaluator:
@@ -107,8 +113,11 @@ class Evaluator:
         self._scopes: dict[int, dict[str, Binding]] = {}
         self._const_values: dict[int, Any] = {}
         self._resolving: set[int] = set()
-        #: Every function kept as source, in order (their module-scope reads: `captures.py`).
+        #: Every function kept as source, in order (their module-scope reads: `captures.py`),
+        #: and beside each the factory arguments it closes over (`function_frames`).
         self.functions: list[Node] = []
+        self.function_frames: list[Frames] = []
+        self._frames: Frames = ()
 
     # -- problems ---------------------------------------------------------------------------
 
@@ -127,9 +136,32 @@ class Evaluator:
                 if found is not None:
                     return found
             elif scope.type in _FUNCTION_SCOPES and name in _parameter_names(scope):
-                return Binding("opaque")
+                return Binding("param", scope)
             scope = scope.parent
         return None
+
+    def keep_function(self, node: Node) -> None:
+        """Record a function kept as source, with the factory arguments it closes over."""
+        self.functions.append(node)
+        self.function_frames.append(self._frames)
+
+    def value_in(self, frames: Frames, node: Node, name: str = "") -> Any:
+        """`value(node)` as it is inside the factory calls `frames` (a closure's view)."""
+        saved = self._frames
+        self._frames = frames
+        try:
+            return self.value(node, name)
+        finally:
+            self._frames = saved
+
+    def argument(self, binding: Binding, name: str, frames: Frames | None = None) -> Any:
+        """The argument a factory call being applied (or one of `frames`) passed for parameter
+        `name`; a reference when the parameter is not of such a call."""
+        function_id = binding.node.id if binding.node is not None else -1
+        for frame_id, values in reversed(self._frames if frames is None else frames):
+            if frame_id == function_id and name in values:
+                return values[name]
+        return JsRef(name)
 
     def _scope_bindings(self, scope: Node) -> dict[str, Binding]:
         cached = self._scopes.get(scope.id)
@@ -181,7 +213,7 @@ class Evaluator:
             return handler(self, node, name, depth)
         if kind in FUNCTION_TYPES:
             own = node.child_by_field_name("name")
-            self.functions.append(node)
+            self.keep_function(node)
             return JsFunction(text(own) if own is not None else name, text(node))
         literal = string_value(node)
         if literal is not None:
@@ -195,13 +227,17 @@ class Evaluator:
         if ident in ("NaN", "Infinity"):
             return math.nan if ident == "NaN" else math.inf
         bound = self.binding(ident, node)
+        if bound is not None and bound.kind == "param":
+            return self.argument(bound, ident)
         if bound is None or bound.kind in ("import", "opaque") or bound.node is None:
             return JsRef(ident)
         if bound.kind == "function":
-            self.functions.append(bound.node)
+            self.keep_function(bound.node)
             return JsFunction(ident, text(bound.node))
         key = bound.node.id
-        if key in self._const_values:
+        # Inside a factory call a const may depend on its arguments: not cached there.
+        cache = not self._frames
+        if cache and key in self._const_values:
             return self._const_values[key]
         if key in self._resolving:
             self.problem(node, "circular_reference", f"{ident!r} refers to itself")
@@ -211,7 +247,8 @@ class Evaluator:
             resolved = self.value(bound.node, ident, depth + 1)
         finally:
             self._resolving.discard(key)
-        self._const_values[key] = resolved
+        if cache:
+            self._const_values[key] = resolved
         return resolved
 
     def _object(self, node: Node, _name: str, depth: int) -> Any:
@@ -230,7 +267,7 @@ class Evaluator:
             elif kind == "method_definition":
                 key = self._key(member.child_by_field_name("name"), depth)
                 if key is not None:
-                    self.functions.append(member)
+                    self.keep_function(member)
                     result[key] = JsFunction(key, text(member))
             elif kind == "spread_element":
                 spread = self.value(named(member)[0], "", depth + 1) if named(member) else None
@@ -322,7 +359,57 @@ class Evaluator:
         if builtin in XSTATE_BUILTINS:
             args = tuple(self.value(arg, "", depth + 1) for arg in named(arguments))
             return BuiltinCall(builtin, args, text(node))
+        factory = self._user_function(callee)
+        if factory is not None:
+            return self._apply(factory, node, named(arguments), depth)
         return JsExpr(text(node))
+
+    def _user_function(self, callee: Node) -> Node | None:
+        """The function a callee names when it is declared in this file: `f`, or `obj.f` of a
+        const object literal (an action or guard factory such as `incrementBy`)."""
+        callee = unwrap(callee)
+        if callee.type == "identifier":
+            bound = self.binding(text(callee), callee)
+            if bound is None or bound.node is None or bound.kind not in ("function", "const"):
+                return None
+            target = unwrap(bound.node)
+            return target if target.type in FUNCTION_TYPES else None
+        if callee.type != "member_expression":
+            return None
+        obj = callee.child_by_field_name("object")
+        prop = callee.child_by_field_name("property")
+        if obj is None or prop is None or unwrap(obj).type != "identifier":
+            return None
+        bound = self.binding(text(unwrap(obj)), obj)
+        if bound is None or bound.kind != "const" or bound.node is None or unwrap(bound.node).type != "object":
+            return None
+        for member in named(unwrap(bound.node)):
+            if member.type == "method_definition" and _key_text(member.child_by_field_name("name")) == text(prop):
+                return member
+            value = member.child_by_field_name("value") if member.type == "pair" else None
+            if value is not None and _key_text(member.child_by_field_name("key")) == text(prop):
+                target = unwrap(value)
+                return target if target.type in FUNCTION_TYPES else None
+        return None
+
+    def _apply(self, function: Node, call: Node, arguments: list[Node], depth: int) -> Any:
+        """The value a factory call returns, when its body is one returned expression (after
+        consts) and its parameters are plain names, defaults or `{ a, b }` patterns. The
+        arguments are evaluated here; functions in the result close over them (`captures`)."""
+        body = _returned_expression(function)
+        if body is None or len(self._frames) >= MAX_APPLICATIONS or any(fid == function.id for fid, _ in self._frames):
+            return JsExpr(text(call))
+        values = [self.value(arg, "", depth + 1) for arg in arguments]
+        bound = _bind_parameters(function, values, lambda node: self.value(node, "", depth + 1))
+        if bound is None:
+            return JsExpr(text(call))
+        saved = self._frames
+        self._frames = (*saved, (function.id, bound))
+        try:
+            result = self.value(body, "", depth + 1)
+        finally:
+            self._frames = saved
+        return JsExpr(text(call)) if isinstance(result, JsExpr) else result
 
     def _member(self, node: Node, _name: str, depth: int) -> Any:
         obj_node = node.child_by_field_name("object")
@@ -403,6 +490,61 @@ _HANDLERS: dict[str, Callable[[Evaluator, Node, str, int], Any]] = {
     "null": Evaluator._constant,
     "undefined": Evaluator._constant,
 }
+
+
+def _key_text(key: Node | None) -> str | None:
+    if key is None:
+        return None
+    literal = string_value(key)
+    return literal if literal is not None else text(key)
+
+
+def _returned_expression(function: Node) -> Node | None:
+    """The expression a function returns when its body is only that (consts may come first)."""
+    body = function.child_by_field_name("body")
+    if body is None:
+        return None
+    if body.type != "statement_block":
+        return body  # an arrow's expression body
+    statements = named(body)
+    if not statements or statements[-1].type != "return_statement":
+        return None
+    for statement in statements[:-1]:
+        keyword = statement.child(0) if statement.type == "lexical_declaration" else None
+        if keyword is None or text(keyword) != "const":
+            return None  # an `if`, a loop, a `let`: the result depends on running it
+    returned = named(statements[-1])
+    return returned[0] if returned else None
+
+
+def _bind_parameters(function: Node, values: list[Any], default: Callable[[Node], Any]) -> dict[str, Any] | None:
+    """Parameter name -> argument value for a call, None for a parameter shape not followed."""
+    single = function.child_by_field_name("parameter")
+    listed = function.child_by_field_name("parameters")
+    params = [single] if single is not None else named(listed) if listed is not None else []
+    bound: dict[str, Any] = {}
+    for index, param in enumerate(params):
+        value = values[index] if index < len(values) else UNDEFINED
+        pattern = param
+        fallback: Node | None = None
+        if param.type in ("required_parameter", "optional_parameter"):
+            pattern = param.child_by_field_name("pattern") or param
+            fallback = param.child_by_field_name("value")
+        elif param.type == "assignment_pattern":
+            pattern = param.child_by_field_name("left") or param
+            fallback = param.child_by_field_name("right")
+        if value is UNDEFINED and fallback is not None:
+            value = default(fallback)
+        if pattern.type == "identifier":
+            bound[text(pattern)] = value
+        elif pattern.type == "object_pattern" and isinstance(value, dict):
+            for part in named(pattern):
+                if part.type != "shorthand_property_identifier_pattern":
+                    return None
+                bound[text(part)] = value.get(text(part), UNDEFINED)
+        elif pattern.type != "this":  # `this: T` in TypeScript is a type, not a parameter
+            return None
+    return bound
 
 
 def _is_xstate(module: str) -> bool:
@@ -497,6 +639,16 @@ def _parameter_names(function: Node) -> set[str]:
             value = current.child_by_field_name("value")
             if value is not None:
                 stack.append(value)
+            continue
+        if current.type in ("assignment_pattern", "object_assignment_pattern"):
+            left = current.child_by_field_name("left")  # `x = DEFAULT`: the default declares nothing
+            if left is not None:
+                stack.append(left)
+            continue
+        if current.type in ("required_parameter", "optional_parameter"):
+            pattern = current.child_by_field_name("pattern")  # its `value` is a default
+            if pattern is not None:
+                stack.append(pattern)
             continue
         stack.extend(current.named_children)
     return names
