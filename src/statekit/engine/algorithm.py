@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from statekit.budget import check_budget
+from statekit.budget import current_budget
 from statekit.engine.actions import ActionContext, resolve_actions
 from statekit.engine.evaluation import Scope
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.machine import _HISTORY_DEPENDENT, _UNKNOWN, Machine, Node, RuntimeTransition
-from statekit.engine.plan import MAX_PLANS, build_plan, plan_key
+from statekit.engine.plan import ADMIT_CHEAP_BELOW, MAX_PLANS, build_plan
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError
 from statekit.model.core import Action
@@ -152,7 +152,12 @@ def _lone_handler(snapshot: Snapshot, event_type: str) -> tuple[Node, ...] | Non
     that node's first enabled candidate whatever the order of the walk; with a proper
     configuration the walk visits every active node.
     """
-    if snapshot.machine.root.wildcard_below or not snapshot.is_proper():
+    if snapshot.machine.root.wildcard_below:
+        return None
+    proper = snapshot._proper
+    if proper is None:
+        proper = snapshot.is_proper()
+    if not proper:
         return None
     found: tuple[Node, ...] = ()
     for node in snapshot.nodes:
@@ -163,20 +168,32 @@ def _lone_handler(snapshot: Snapshot, event_type: str) -> tuple[Node, ...] | Non
     return found
 
 
+#: `node_next`'s probe where nothing is cached (what it records is not read).
+_UNREAD_PROBE = [False]
+
+
 def select_transitions(snapshot: Snapshot, event: Event) -> list[RuntimeTransition]:
-    """`selectTransitions` / `machine.getTransitionData` (cached when no guard was consulted)."""
+    """`selectTransitions` / `machine.getTransitionData`.
+
+    With one active handler of the event type (`_lone_handler`) the answer is that node's
+    first enabled candidate, found in a few steps: nothing to cache. Otherwise it is
+    `transitionNode`'s walk, cached when no guard was consulted.
+    """
+    event_type = event["type"]
     machine = snapshot.machine
-    key = (snapshot.nodes, event["type"])
+    key = (snapshot.nodes, event_type)
     cached = machine.selections.get(key)
     if cached is not None:
         return cached
     probe = [False]
-    handler = _lone_handler(snapshot, key[1])
+    handler = _lone_handler(snapshot, event_type)
     if handler is None:
         result = transition_node(machine.root, snapshot.value, snapshot, event, probe) or []
+        admit = True
     else:
         result = (node_next(handler[0], snapshot, event, probe) or []) if handler else []
-    if not probe[0]:
+        admit = len(machine.selections) < ADMIT_CHEAP_BELOW
+    if admit and not probe[0]:
         if len(machine.selections) >= MAX_PLANS:
             machine.selections.clear()
         machine.selections[key] = result
@@ -505,13 +522,15 @@ def microstep(
         return snapshot
     machine = snapshot.machine
     history = snapshot.history
-    key = plan_key(transitions, snapshot.nodes, history if machine.has_history else None, is_initial)
+    key = (tuple(transitions), snapshot.nodes, tuple(history.items()) if machine.has_history and history else (),
+           is_initial)  # recorded history counts only in machines that have history states
     plan = machine.plans.get(key)
     if plan is None:
         plan = build_plan(transitions, snapshot.nodes, history, is_initial)
-        if len(machine.plans) >= MAX_PLANS:
-            machine.plans.clear()
-        machine.plans[key] = plan
+        if not plan.shortcut or len(machine.plans) < ADMIT_CHEAP_BELOW:
+            if len(machine.plans) >= MAX_PLANS:
+                machine.plans.clear()
+            machine.plans[key] = plan
     next_snapshot = snapshot
     for exiting, exit_actions in plan.exits:
         if exit_actions:
@@ -551,7 +570,7 @@ def microstep(
     else:  # a snapshot this microstep's actions made, which nothing else holds: no second copy
         result = next_snapshot
         result.replace_nodes(next_nodes, history)
-    if plan.value_root is not None and next_nodes is plan.next_nodes:
+    if next_nodes is plan.next_nodes and (plan.value_root is not None or plan.part_is_proper):
         result.derive(snapshot, plan.value_root, plan.part_is_proper)
     return result
 
@@ -616,18 +635,23 @@ def macrostep(snapshot: Snapshot, event: Event, ctx: ActionContext) -> Snapshot:
             return _stop_children(next_snapshot, next_event, ctx).clone(status="error", error=event.get("error"))
         next_snapshot = microstep(transitions, snapshot, ctx, next_event, False)
     should_select_eventless = True
-    max_iterations = snapshot.machine.max_iterations
+    machine = snapshot.machine
+    has_always = machine.has_always
+    max_iterations = machine.max_iterations
+    budget = current_budget()  # the tool call's deadline and cancellation (None outside a call)
     iterations = 0
     while next_snapshot.status == "active":
         iterations += 1
-        check_budget()  # the tool call's deadline and cancellation (a no-op outside a call)
+        if budget is not None:
+            budget.check()
         if max_iterations is not None and iterations > max_iterations:
             raise EngineError(
                 f"Infinite loop detected: the machine has processed more than {max_iterations} microsteps "
                 "without reaching a stable state. This usually happens when there's a cycle of transitions "
                 "(e.g., eventless transitions or raised events causing state A -> B -> C -> A)."
             )
-        enabled = select_eventless_transitions(next_snapshot, next_event) if should_select_eventless else []
+        enabled = (select_eventless_transitions(next_snapshot, next_event) if has_always and should_select_eventless
+                   else [])
         previous: Snapshot | None = next_snapshot if enabled else None
         if not enabled:
             if not ctx.internal_queue:

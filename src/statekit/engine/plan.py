@@ -10,7 +10,8 @@ resolves the actions against the live snapshot, which is where context and event
 What is cached, and why each is sound (every cache is bounded, and cleared when full):
 
 - `Machine.plans`, per (transitions, active nodes in order, recorded history when the machine
-  has history states, initial or not): the whole plan, by the argument above.
+  has history states, initial or not): the whole plan, by the argument above. A plan a
+  shortcut below built is admitted only while the cache is small (`ADMIT_CHEAP_BELOW`).
 - `RuntimeTransition.entry_template`, per transition: its entry set and entry steps, when
   computing them read no recorded history and entered no final state; then they depend on
   the transition and the tree only (`entry_template`).
@@ -39,6 +40,13 @@ HistoryValue = Mapping[str, tuple[Node, ...]]
 
 #: Plans kept per machine before the cache is cleared (bounds memory on huge state spaces).
 MAX_PLANS = 8192
+#: Results that are cheap to compute again (a shortcut plan, a selection by the lone handler)
+#: are cached only while their cache holds fewer entries than this. A machine with few
+#: configurations gets them all; one with thousands (a wide parallel machine) does not fill
+#: memory, and the cyclic garbage collector's heap, with results it may never meet again:
+#: measured on the benchmark's wide walk, full collections over such caches cost more than
+#: computing the results again.
+ADMIT_CHEAP_BELOW = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,15 +87,11 @@ class MicrostepPlan:
     #: transition's domain, not re-entered): the next state value is the previous one with
     #: only this node's part read anew (`snapshot.value_after`). None: read it all.
     value_root: Node | None = None
-    #: Whether what is active below `value_root` afterwards is a proper configuration.
+    #: Whether what is active below `value_root` afterwards is a proper configuration (with
+    #: `value_root` None: below each domain of several transitions with unrelated domains).
     part_is_proper: bool = False
-
-
-def plan_key(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], history: HistoryValue | None,
-             is_initial: bool) -> tuple[object, ...]:
-    """The cache key; recorded history counts only in machines that have history states."""
-    history_part = tuple(history.items()) if history else ()
-    return (tuple(transitions), nodes, history_part, is_initial)
+    #: Whether a shortcut built it (cheap to build again: see `ADMIT_CHEAP_BELOW`).
+    shortcut: bool = False
 
 
 def build_plan(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], history: HistoryValue,
@@ -104,7 +108,9 @@ def build_plan(transitions: list[RuntimeTransition], nodes: tuple[Node, ...], hi
     """
     if not is_initial:
         if len(transitions) == 1:
-            template = entry_template(transitions[0])
+            template = transitions[0].entry_template
+            if template is _UNKNOWN:
+                template = entry_template(transitions[0])
             if template is not None:
                 return _plan_with_template(transitions[0], template, nodes, history)
         else:
@@ -312,7 +318,7 @@ def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, 
     """
     if not transition.target:  # targetless: nothing exits or enters (its template is empty)
         return MicrostepPlan(filtered=(transition,), exits=(), history_updates=None, entries=(),
-                             next_nodes=nodes, same_nodes=True)
+                             next_nodes=nodes, same_nodes=True, shortcut=True)
     value_root: Node | None = None
     domain: Node | None = transition.domain  # memoised by `entry_template` (no history target)
     if domain is _UNKNOWN or domain is _HISTORY_DEPENDENT:
@@ -348,6 +354,7 @@ def _plan_with_template(transition: RuntimeTransition, template: EntryTemplate, 
         same_nodes=part.same_nodes,
         value_root=value_root,
         part_is_proper=template.proper_below_domain,
+        shortcut=True,
     )
 
 
@@ -418,4 +425,6 @@ def _plan_with_templates(transitions: list[RuntimeTransition], unrelated: list[t
         entries=tuple(entries),
         next_nodes=tuple(active),
         same_nodes=_same_nodes(nodes, active),
+        part_is_proper=all(template.proper_below_domain for template, _ in unrelated),
+        shortcut=True,
     )

@@ -131,12 +131,14 @@ class Snapshot:
             self._proper = _adjacency(self.nodes, check=True) is not None
         return self._proper
 
-    def derive(self, previous: Snapshot, changed: Node, part_is_proper: bool) -> None:
-        """Note that only the part below `changed` (which stayed active) differs from `previous`."""
+    def derive(self, previous: Snapshot, changed: Node | None, part_is_proper: bool) -> None:
+        """Note that only the part below `changed` (which stayed active) differs from `previous`,
+        and whether that part is a proper configuration; with `changed` None, only that every
+        changed part is one."""
         if not previous.is_proper():
             return
         self._proper = part_is_proper
-        if part_is_proper and previous._value is not None:
+        if part_is_proper and changed is not None and previous._value is not None:
             self._derived_from = (previous._value, changed)
 
     @property
