@@ -302,3 +302,16 @@ const atMost = (limit = LIMIT) => ({ context }) => context.n <= limit;
 createMachine({ on: { GO: { guard: atMost() } } });""")
     assert machine["config"]["on"]["GO"]["guard"] == {"type": "(anonymous)", "code": "({ context }) => context.n <= limit"}
     assert machine["implementations"]["moduleScope"] == {"constants": {"limit": 4}}
+
+
+def test_void_is_undefined_and_an_input_factory_gives_its_inner_function() -> None:
+    machine = only_machine("""
+const KINDS = ['a', 'b'];
+const inputFrom = (config) => ({ context }) => ({ kinds: config.kinds, id: context.id });
+createMachine({
+  exit: assign({ ghost: void 0, kept: 1 }),
+  invoke: { src: 'listen', input: inputFrom({ kinds: KINDS }) },
+});""")
+    assert machine["config"]["exit"] == {"type": "xstate.assign", "assignment": {"kept": 1}}
+    assert machine["config"]["invoke"]["input"] == {"$js": "({ context }) => ({ kinds: config.kinds, id: context.id })"}
+    assert machine["implementations"]["moduleScope"] == {"constants": {"config": {"kinds": ["a", "b"]}}}

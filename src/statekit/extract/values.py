@@ -448,8 +448,10 @@ class Evaluator:
         argument = node.child_by_field_name("argument")
         if operator is None or argument is None:
             return JsExpr(text(node))
-        value = self.value(argument, "", depth + 1)
         op = text(operator)
+        if op == "void":  # `void 0`, a bundler's `undefined`
+            return UNDEFINED
+        value = self.value(argument, "", depth + 1)
         if op == "!" and isinstance(value, bool | int | float | str):
             return not value
         if isinstance(value, int | float) and not isinstance(value, bool):
