@@ -10,13 +10,14 @@ import contextvars
 import struct
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from statekit.budget import check_budget, report_progress
 from statekit.model.core import MachineModel
-from statekit.render.dot import DrawOptions, machine_dot
+from statekit.render.dot import DrawOptions
 from statekit.render.edges import DrawnEdge, drawn_edges
-from statekit.render.engine import LayoutEngine, RenderUnavailable, find_engine, run_engine
+from statekit.render.engine import LayoutEngine, RenderUnavailable, find_engine
+from statekit.render.layout import LaidOutDrawing, lay_out
 
 #: PNG resolution: twice Graphviz's 72 dpi, so 12 pt labels are 24 px high and stay legible.
 PNG_DPI = 144
@@ -32,6 +33,8 @@ class PngImage:
     height: int
     #: The parent state this image shows (None for a whole-machine drawing).
     parent_node_id: str | None = None
+    #: The layout the image shows (positions of states, arrows and labels), for the viewer.
+    drawing: LaidOutDrawing | None = field(default=None, compare=False, repr=False)
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -55,8 +58,8 @@ def render_svg(
     model: MachineModel, options: DrawOptions | None = None, *, engine: LayoutEngine | None = None
 ) -> str:
     """The machine (or the part `options` selects) as a standalone SVG document."""
-    output = run_engine(_engine(engine), machine_dot(model, options), "svg")
-    return output.decode("utf-8")
+    drawing = lay_out(model, options or DrawOptions(), _engine(engine), ("svg",))
+    return drawing.outputs["svg"].decode("utf-8")
 
 
 def render_png(
@@ -69,10 +72,11 @@ def render_png(
 ) -> PngImage:
     """The machine (or the part `options` selects) as PNG bytes with their pixel size."""
     arguments = (f"-Gdpi={dpi}", f"-Gsize={PNG_MAX_INCHES},{PNG_MAX_INCHES}")
-    data = run_engine(_engine(engine), machine_dot(model, options, edges), "png", arguments)
+    drawing = lay_out(model, options or DrawOptions(), _engine(engine), ("png",), edges=edges, extra_args=arguments)
+    data = drawing.outputs["png"]
     width, height = png_size(data)
     root = options.root_id if options is not None else None
-    return PngImage(data, width, height, root)
+    return PngImage(data, width, height, root, drawing)
 
 
 def parent_node_ids(model: MachineModel) -> list[str]:

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,8 @@ def run_engine(
     output_format: str,
     extra_args: tuple[str, ...] = (),
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    *,
+    allow_empty: bool = False,
 ) -> bytes:
     """Lay out and draw `dot_text` as `output_format` (`svg`, `png`); failures raise RenderUnavailable.
 
@@ -116,8 +119,32 @@ def run_engine(
                     raise BudgetStop(cancelled_error()) from None
                 raise RenderUnavailable(f"{engine.name} took longer than {timeout:g} s") from None
     completed = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
-    if completed.returncode != 0 or not completed.stdout:
+    if completed.returncode != 0 or (not completed.stdout and not allow_empty):
         detail = completed.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = detail[-1][:200] if detail else f"exit status {completed.returncode}"
         raise RenderUnavailable(f"{engine.name} failed: {reason}")
     return completed.stdout
+
+
+def run_engine_formats(
+    engine: LayoutEngine,
+    dot_text: str,
+    output_formats: tuple[str, ...],
+    extra_args: tuple[str, ...] = (),
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> dict[str, bytes]:
+    """One engine run writing several formats (e.g. the PNG and the JSON of one layout)."""
+    with tempfile.TemporaryDirectory(prefix="statekit-render-") as folder:
+        paths = [Path(folder) / f"{index}.{fmt}" for index, fmt in enumerate(output_formats)]
+        # `-T<format> -o<file>` pairs: each -o names the file of the -T before it
+        arguments = [*extra_args, f"-o{paths[0]}"]
+        for output_format, path in zip(output_formats[1:], paths[1:], strict=True):
+            arguments += [f"-T{output_format}", f"-o{path}"]
+        run_engine(engine, dot_text, output_formats[0], tuple(arguments), timeout, allow_empty=True)
+        result: dict[str, bytes] = {}
+        for output_format, path in zip(output_formats, paths, strict=True):
+            data = path.read_bytes() if path.is_file() else b""
+            if not data:
+                raise RenderUnavailable(f"{engine.name} wrote no {output_format}")
+            result[output_format] = data
+        return result

@@ -104,3 +104,35 @@ def state_details(node: StateNode) -> list[str]:
     if node.tags:
         lines.append("tags: " + ", ".join(node.tags))
     return [clip(line) for line in lines]
+
+
+def loop_line(
+    transition: Transition, invokes: tuple[Invoke, ...] = (), *, target: StateNode | None, source_id: str
+) -> str:
+    """A transition that stays on its state as a line in that state's list: `EVENT [guard] / a`
+    for a targetless one; `(to self)` / `(re-enters)` for one that targets the state, `(to x)`
+    for one that targets a child drawn collapsed inside it."""
+    text = transition_label(transition, invokes)
+    if target is None:
+        return text
+    if target.id != source_id:
+        return clip(f"{text} (to {target.key})")
+    return clip(text + (" (re-enters)" if transition.reenter else " (to self)"))
+
+
+#: Edge labels longer than this are broken into lines (a long one-line label needs a wide gap
+#: between states, and finds no free spot in a narrow frame).
+LINE_CHARS = 30
+#: The line length of a label that found no free spot at LINE_CHARS (tried again narrower).
+NARROW_LINE_CHARS = 14
+
+
+def wrapped(text: str, width: int = LINE_CHARS) -> list[str]:
+    """`text` broken at spaces into lines of at most `width` characters (longer words stay whole)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines

@@ -1,0 +1,222 @@
+"""The geometry of a laid-out drawing, read from the layout engine's `-Tjson` output.
+
+The engine places every state, frame, arrow and label; this module reads those positions back
+(in points, y pointing down as on screen) so that tests can check a drawing for overlaps, the
+wrapping of wide parallel states can measure regions, and the interactive viewer can draw the
+very layout the PNG shows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Text boxes are shrunk by this much on each side before overlap checks: glyph boxes include
+#: line spacing, and a label whose padding touches a line is still readable.
+_TEXT_SLACK = 1.0
+#: Points sampled on each cubic Bezier segment of an arrow.
+_SAMPLES = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    def overlaps(self, other: Box) -> bool:
+        return self.x0 < other.x1 and other.x0 < self.x1 and self.y0 < other.y1 and other.y0 < self.y1
+
+    def contains_point(self, x: float, y: float) -> bool:
+        return self.x0 < x < self.x1 and self.y0 < y < self.y1
+
+    def inside(self, other: Box) -> bool:
+        return other.x0 <= self.x0 and self.x1 <= other.x1 and other.y0 <= self.y0 and self.y1 <= other.y1
+
+    def shrunk(self, amount: float) -> Box:
+        return Box(self.x0 + amount, self.y0 + amount, self.x1 - amount, self.y1 - amount)
+
+    def rounded(self) -> list[float]:
+        return [round(self.x0, 1), round(self.y0, 1), round(self.width, 1), round(self.height, 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class LaidNode:
+    name: str
+    box: Box
+    visible: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LaidFrame:
+    name: str
+    box: Box
+    title: Box | None
+    #: DOT names of the nodes inside the frame (at any depth).
+    members: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LaidEdge:
+    #: The DOT `id` attribute ("" for edges without one, such as initial-state arrows).
+    edge_id: str
+    tail: str
+    head: str
+    #: The drawn route (Bezier control points, clipped at frames), plus the arrowhead tip.
+    points: tuple[tuple[float, float], ...]
+    label: Box | None
+    text: str
+
+
+@dataclass
+class Layout:
+    width: float
+    height: float
+    nodes: dict[str, LaidNode] = field(default_factory=dict)
+    frames: dict[str, LaidFrame] = field(default_factory=dict)
+    edges: list[LaidEdge] = field(default_factory=list)
+    #: The engine's JSON document the layout was read from.
+    document: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_layout(data: bytes | str) -> Layout:
+    """A Layout from the engine's JSON (`dot -Tjson`)."""
+    document: dict[str, Any] = json.loads(data)
+    _x0, _y0, x1, y1 = (float(part) for part in str(document["bb"]).split(","))
+    layout = Layout(width=x1, height=y1, document=document)
+    flip = y1  # Graphviz's y axis points up; the screen's points down
+
+    def box(cx: float, cy: float, width: float, height: float) -> Box:
+        return Box(cx - width / 2, flip - cy - height / 2, cx + width / 2, flip - cy + height / 2)
+
+    names: dict[int, str] = {
+        int(item["_gvid"]): str(item.get("name", "")) for item in document.get("objects", []) if "bb" not in item
+    }
+    for item in document.get("objects", []):
+        name = str(item.get("name", ""))
+        if "bb" in item:
+            left, bottom, right, top = (float(part) for part in str(item["bb"]).split(","))
+            members = tuple(names[index] for index in item.get("nodes", []) if index in names)
+            layout.frames[name] = LaidFrame(
+                name, Box(left, flip - top, right, flip - bottom), _text_box(item.get("_ldraw_"), flip), members
+            )
+            continue
+        if "pos" not in item:
+            continue
+        cx, cy = (float(part) for part in str(item["pos"]).split(","))
+        width = float(item.get("width", 0)) * 72
+        height = float(item.get("height", 0)) * 72
+        visible = "invis" not in str(item.get("style", ""))
+        layout.nodes[name] = LaidNode(name, box(cx, cy, width, height), visible)
+    for item in document.get("edges", []):
+        label = _text_box(item.get("_ldraw_"), flip) or _text_box(item.get("_xldraw_"), flip)
+        text = str(item.get("label") or item.get("xlabel") or "")
+        layout.edges.append(
+            LaidEdge(
+                str(item.get("id", "")),
+                names.get(int(item["tail"]), ""),
+                names.get(int(item["head"]), ""),
+                _route(str(item.get("pos", "")), flip),
+                label,
+                text.strip(),
+            )
+        )
+    return layout
+
+
+def _text_box(operations: Any, flip: float) -> Box | None:
+    """The box around every text line an xdot operation list draws (None: no text)."""
+    if not isinstance(operations, list):
+        return None
+    size = 14.0
+    boxes: list[Box] = []
+    for operation in operations:
+        if operation.get("op") == "F":
+            size = float(operation["size"])
+        elif operation.get("op") == "T":
+            x, baseline = (float(value) for value in operation["pt"])
+            width = float(operation["width"])
+            left = {"l": x, "r": x - width}.get(str(operation.get("align")), x - width / 2)
+            top = flip - baseline - size * 0.8
+            boxes.append(Box(left, top, left + width, top + size * 1.05))
+    if not boxes:
+        return None
+    return Box(
+        min(b.x0 for b in boxes), min(b.y0 for b in boxes), max(b.x1 for b in boxes), max(b.y1 for b in boxes)
+    )
+
+
+def _route(pos: str, flip: float) -> tuple[tuple[float, float], ...]:
+    """Control points of an edge's `pos` (`e,x,y` / `s,x,y` arrow ends, then Bezier points)."""
+    points: list[tuple[float, float]] = []
+    tip: tuple[float, float] | None = None
+    for part in pos.replace(";", " ").split():
+        pieces = part.split(",")
+        if pieces[0] in ("e", "s"):
+            tip = (float(pieces[1]), flip - float(pieces[2]))
+            continue
+        points.append((float(pieces[0]), flip - float(pieces[1])))
+    if tip is not None:
+        points.append(tip)
+    return tuple(points)
+
+
+def sampled(points: tuple[tuple[float, float], ...]) -> list[tuple[float, float]]:
+    """Points along a route: each cubic Bezier segment sampled, the arrowhead as a straight end."""
+    if len(points) < 2:
+        return list(points)
+    curve = points[:-1] if (len(points) - 1) % 3 == 1 else points
+    result: list[tuple[float, float]] = [curve[0]]
+    for start in range(0, len(curve) - 3, 3):
+        p0, p1, p2, p3 = curve[start : start + 4]
+        for step in range(1, _SAMPLES + 1):
+            t = step / _SAMPLES
+            u = 1 - t
+            result.append(
+                (
+                    u**3 * p0[0] + 3 * u * u * t * p1[0] + 3 * u * t * t * p2[0] + t**3 * p3[0],
+                    u**3 * p0[1] + 3 * u * u * t * p1[1] + 3 * u * t * t * p2[1] + t**3 * p3[1],
+                )
+            )
+    if curve is not points:
+        # the arrowhead: from the curve's end to the tip, sampled as a line
+        (ax, ay), (bx, by) = result[-1], points[-1]
+        result.extend((ax + (bx - ax) * k / 4, ay + (by - ay) * k / 4) for k in range(1, 5))
+    return result
+
+
+def label_collisions(layout: Layout) -> list[str]:
+    """Every place where an edge label overlaps a state, a frame's title or border, another
+    label, or an arrow; an empty list for a drawing whose labels can all be read."""
+    problems: list[str] = []
+    labelled = [edge for edge in layout.edges if edge.label is not None and edge.text]
+    for index, edge in enumerate(labelled):
+        assert edge.label is not None
+        label = edge.label.shrunk(_TEXT_SLACK)
+        for node in layout.nodes.values():
+            if node.visible and label.overlaps(node.box):
+                problems.append(f"label {edge.text!r} overlaps state {node.name}")
+        for frame in layout.frames.values():
+            if frame.title is not None and label.overlaps(frame.title):
+                problems.append(f"label {edge.text!r} overlaps the title of {frame.name}")
+            if label.overlaps(frame.box) and not label.inside(frame.box):
+                problems.append(f"label {edge.text!r} crosses the border of {frame.name}")
+        for other in labelled[index + 1 :]:
+            assert other.label is not None
+            if label.overlaps(other.label.shrunk(_TEXT_SLACK)):
+                problems.append(f"label {edge.text!r} overlaps label {other.text!r}")
+        for other in layout.edges:
+            if any(label.contains_point(x, y) for x, y in sampled(other.points)):
+                what = "its own arrow" if other is edge else f"the arrow {other.tail}->{other.head}"
+                problems.append(f"label {edge.text!r} lies on {what}")
+    return problems

@@ -1,0 +1,251 @@
+"""Drawings a person can read, asserted on the geometry the layout engine reports (`-Tjson` of
+the very run that draws the image): no edge label on a state, a frame's title or border, another
+label or an arrow; wide parallel states wrapped near a screen's shape; piles of self-loops
+turned into lists; compound states showing what they do. Inputs include every machine of
+XState's own test suite (tests/oracle/inline/xstate) nobody here wrote."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from machines import PLAYER, chain_machine
+
+from statekit.extract import extract_machines
+from statekit.model import parse_machine
+from statekit.model.core import MachineModel
+from statekit.render import DrawOptions, find_engine, machine_dot, parent_node_ids
+from statekit.render.draw import parent_view
+from statekit.render.engine import LayoutEngine
+from statekit.render.geometry import Box, LaidEdge, LaidNode, Layout, label_collisions
+from statekit.render.layout import MAX_ASPECT, lay_out
+from statekit.tools.inputs import load_model
+
+XSTATE_SUITE = Path(__file__).resolve().parents[1] / "oracle" / "inline" / "xstate"
+needs_engine = pytest.mark.needs(find_engine(), "a layout engine (graphviz-pure or dot)", "pip install -e '.[render]'")
+
+
+def _engine() -> LayoutEngine:
+    engine = find_engine()
+    assert engine is not None
+    return engine
+
+
+def _laid_out(model: MachineModel, options: DrawOptions | None = None) -> Layout:
+    return lay_out(model, options or DrawOptions(), _engine(), ()).layout
+
+
+@cache
+def xstate_suite_machines() -> list[tuple[str, MachineModel]]:
+    """Every distinct machine of XState's test suite with five or more states."""
+    seen: set[str] = set()
+    found: list[tuple[str, MachineModel]] = []
+    for path in sorted(XSTATE_SUITE.glob("*.json")):
+        for case in json.loads(path.read_text(encoding="utf-8")):
+            for machine in extract_machines(case["source"], "case.ts")["machines"]:
+                key = json.dumps(machine["config"], sort_keys=True)
+                if key in seen:
+                    continue
+                seen.add(key)
+                try:
+                    model = load_model(machine["config"])
+                except Exception:  # the suite also holds machines XState itself rejects
+                    continue
+                if len(model.nodes) >= 5:
+                    found.append((case["name"], model))
+    return found
+
+
+def test_the_xstate_suite_is_here() -> None:
+    assert len(xstate_suite_machines()) >= 100
+
+
+# ---------------------------------------------------------------- (b) label geometry
+
+
+def test_the_collision_check_finds_each_kind_of_overlap() -> None:
+    """The checker is not vacuous: a label on a state, on an arrow, on another label."""
+    layout = Layout(width=200, height=200)
+    layout.nodes["a"] = LaidNode("a", Box(10, 10, 60, 40), True)
+    layout.edges.append(LaidEdge("e0", "a", "b", ((0, 100), (50, 100), (100, 100), (150, 100)), Box(40, 30, 90, 45), "ON_A"))
+    layout.edges.append(LaidEdge("e1", "a", "b", ((0, 0), (0, 1), (0, 2), (0, 3)), Box(60, 95, 110, 105), "ON_ARROW"))
+    layout.edges.append(LaidEdge("e2", "a", "b", ((0, 0), (0, 1), (0, 2), (0, 3)), Box(70, 90, 120, 104), "ON_LABEL"))
+    problems = label_collisions(layout)
+    assert "label 'ON_A' overlaps state a" in problems
+    assert "label 'ON_ARROW' lies on the arrow a->b" in problems
+    assert "label 'ON_ARROW' overlaps label 'ON_LABEL'" in problems
+
+
+@needs_engine
+def test_graphviz_alone_puts_labels_on_arrows_and_frames() -> None:
+    """Without statekit's label placement, dot's own layout of a machine from XState's suite
+    has labels that collide: what the placement fixes."""
+    from statekit.render.engine import run_engine
+    from statekit.render.geometry import parse_layout
+
+    raw = 0
+    for _name, model in xstate_suite_machines():
+        raw += bool(label_collisions(parse_layout(run_engine(_engine(), machine_dot(model), "json"))))
+    assert raw >= 5
+
+
+@needs_engine
+@pytest.mark.parametrize("direction", ["down", "right"])
+def test_no_label_collides_in_whole_drawings_of_the_xstate_suite(direction: str) -> None:
+    failures = {}
+    for name, model in xstate_suite_machines():
+        problems = label_collisions(_laid_out(model, DrawOptions(direction=direction)))
+        if problems:
+            failures[name] = problems
+    assert failures == {}
+
+
+@needs_engine
+def test_no_label_collides_in_the_per_parent_images_of_the_xstate_suite() -> None:
+    failures = {}
+    largest = sorted(xstate_suite_machines(), key=lambda item: -len(item[1].nodes))[:40]
+    for name, model in largest:
+        for parent in parent_node_ids(model):
+            problems = label_collisions(_laid_out(model, parent_view(model, parent)))
+            if problems:
+                failures[f"{name} {parent}"] = problems
+    assert failures == {}
+
+
+@needs_engine
+def test_no_label_collides_on_the_shared_machines() -> None:
+    for machine in (PLAYER, chain_machine(60), many_loops(), wide_parallel(8)):
+        assert label_collisions(_laid_out(parse_machine(machine))) == []
+
+
+# ---------------------------------------------------------------- (a) compound details
+
+
+DETAILED: dict[str, Any] = {
+    "id": "upload",
+    "initial": "working",
+    "states": {
+        "working": {
+            "entry": ["startSpinner"],
+            "exit": ["stopSpinner"],
+            "invoke": {"src": "uploader", "onDone": "done"},
+            "tags": ["busy"],
+            "initial": "sending",
+            "states": {"sending": {"on": {"PAUSE": "paused"}}, "paused": {"on": {"RESUME": "sending"}}},
+        },
+        "done": {"type": "final"},
+    },
+}
+
+
+def _frame_text(layout: Layout, document_name: str) -> list[str]:
+    for item in layout.document["objects"]:
+        if item.get("name") == document_name:
+            return [op["text"] for op in item.get("_ldraw_", []) if op.get("op") == "T"]
+    raise AssertionError(document_name)
+
+
+@needs_engine
+def test_compound_states_show_entry_exit_invoke_and_tags_in_the_whole_drawing() -> None:
+    model = parse_machine(DETAILED)
+    drawing = lay_out(model, DrawOptions(), _engine(), ())
+    working = drawing.names["upload.working"]
+    lines = _frame_text(drawing.layout, f"cluster_{working}")
+    assert lines == ["working", "entry / startSpinner", "exit / stopSpinner", "invoke uploader", "tags: busy"]
+    title = drawing.layout.frames[f"cluster_{working}"].title
+    assert title is not None and title.inside(drawing.layout.frames[f"cluster_{working}"].box)
+    # the states inside stay clear of the longer title block
+    for state in ("upload.working.sending", "upload.working.paused"):
+        assert not drawing.layout.nodes[drawing.names[state]].box.overlaps(title)
+
+
+# ---------------------------------------------------------------- (c) wide parallel machines
+
+
+def wide_parallel(regions: int) -> dict[str, Any]:
+    """A parallel root of `regions` regions, each a three-state cycle."""
+    states = {}
+    for number in range(regions):
+        states[f"region{number}"] = {
+            "initial": "idle",
+            "states": {
+                "idle": {"on": {f"START_{number}": "busy"}},
+                "busy": {"on": {f"FINISH_{number}": "idle", f"FAIL_{number}": "failed"}},
+                "failed": {"on": {f"RETRY_{number}": "busy"}},
+            },
+        }
+    return {"id": "wide", "type": "parallel", "states": states}
+
+
+@needs_engine
+@pytest.mark.parametrize(("regions", "direction"), [(4, "down"), (8, "down"), (12, "down"), (8, "right")])
+def test_wide_parallel_states_wrap_to_a_readable_aspect_ratio(regions: int, direction: str) -> None:
+    model = parse_machine(wide_parallel(regions))
+    layout = _laid_out(model, DrawOptions(direction=direction))
+    aspect = layout.width / layout.height
+    assert 1 / MAX_ASPECT <= aspect <= MAX_ASPECT, (layout.width, layout.height)
+    # every region is still drawn, whole and apart from the others
+    names = lay_out(model, DrawOptions(direction=direction), _engine(), ()).names
+    boxes = [layout.frames[f"cluster_{names[f'wide.region{n}']}"].box for n in range(regions)]
+    assert all(not a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+
+
+@needs_engine
+def test_a_parallel_state_that_fits_stays_in_one_row() -> None:
+    layout = _laid_out(parse_machine(wide_parallel(2)))
+    assert layout.width > layout.height  # two regions side by side
+
+
+# ---------------------------------------------------------------- (d) self and targetless lists
+
+
+def many_loops() -> dict[str, Any]:
+    """A todo list's shape: the root reacts to many events without leaving its state."""
+    events = ["newTodo.change", "newTodo.commit", "todo.commit", "todo.delete", "filter.change", "todo.mark"]
+    return {
+        "id": "todos",
+        "initial": "ready",
+        "states": {
+            "ready": {
+                "on": {
+                    **{event: {"actions": "assign"} for event in events},
+                    "REFRESH": {"target": "ready", "reenter": True},
+                    "LOAD": "loading",
+                }
+            },
+            "loading": {"on": {"LOADED": "ready", "PING": {"actions": "pong"}}},
+        },
+        "on": {"CLEAR": {"actions": "clearAll"}},
+    }
+
+
+@needs_engine
+def test_many_self_and_targetless_transitions_become_one_list() -> None:
+    model = parse_machine(many_loops())
+    drawing = lay_out(model, DrawOptions(), _engine(), ())
+    names = drawing.names
+    loops = [edge for edge in drawing.layout.edges if edge.tail == edge.head]
+    # `loading` keeps its single targetless loop; `ready`'s seven become lines in its box
+    assert [(edge.tail, edge.text) for edge in loops] == [(names["todos.loading"], "PING / pong")]
+    ready = next(item for item in drawing.layout.document["objects"] if item.get("name") == names["todos.ready"])
+    lines = [op["text"] for op in ready["_ldraw_"] if op.get("op") == "T"]
+    assert lines[0] == "ready"
+    assert "newTodo.change / assign" in lines and "REFRESH (re-enters)" in lines and len(lines) == 8
+    # on a frame even one targetless transition is listed (a loop would cross its contents)
+    assert "CLEAR / clearAll" in _frame_text(drawing.layout, f"cluster_{names['todos']}")
+    assert label_collisions(drawing.layout) == []
+
+
+@needs_engine
+def test_many_transitions_between_two_states_share_one_arrow() -> None:
+    machine = {
+        "id": "m",
+        "initial": "a",
+        "states": {"a": {"on": {f"GO_{n}": "b" for n in range(5)}}, "b": {"on": {"BACK": "a"}}},
+    }
+    layout = _laid_out(parse_machine(machine))
+    texts = sorted(edge.text for edge in layout.edges if edge.text)
+    assert texts == ["BACK", "GO_0 \\n GO_1 \\n GO_2 \\n GO_3 \\n GO_4"]
