@@ -2,6 +2,10 @@
 // order the machines are created, normalised to statekit's JSON encoding.
 //
 //   node machine_configs.mjs FILE...   ->  {"FILE": {"machines": [config, ...]} | {"error": "..."}}
+//   node machine_configs.mjs --factories < {"FILE": [name, ...]}
+//       also calls, after loading FILE, each named binding of its top level that is a function
+//       (a machine factory, as published packages write them), without arguments:
+//       {"FILE": {"machines": [...], "factories": {name: [config, ...] | {"error": "..."}}}}
 //
 // Each file is transpiled with TypeScript's transpileModule and run as CommonJS with a `require`
 // that gives the real xstate 5.33.3 (createMachine / setup wrapped to record each machine) and,
@@ -100,9 +104,10 @@ function toFunctionBody(js) {
 }
 
 const AsyncFunction = (async () => {}).constructor;
+const askFactories = process.argv[2] === '--factories';
 
-async function runFile(file) {
-  const recorded = [];
+async function runFile(file, factoryNames = []) {
+  let recorded = [];
   const record = (machine) => { recorded.push(machine.config); return machine; };
   const inertActor = () => new Proxy(function () {}, { get: (t, k) => (k === 'then' ? undefined : inertActor()), apply: () => inertActor() });
   const shim = {
@@ -124,10 +129,28 @@ async function runFile(file) {
   const module = { exports: {} };
   const fakeRequire = (name) => (name === 'xstate' ? shim : stubModule(imports.get(name) ?? {}));
   const quiet = { log() {}, error() {}, warn() {}, info() {} };
-  const body = new AsyncFunction('require', 'module', 'exports', 'console', js);
+  // With factories asked for, the body ends by handing out a reader of its top-level bindings
+  // (a direct eval sees them; an unknown or unreadable name reads as undefined).
+  const reader = askFactories ? '\n;return (name) => { try { return eval(name); } catch { return undefined; } };' : '';
+  const body = new AsyncFunction('require', 'module', 'exports', 'console', js + reader);
   // Top-level code may wait forever (on an inert actor); the machines are recorded by then.
-  await Promise.race([body(fakeRequire, module, module.exports, quiet), new Promise((resolve) => setTimeout(resolve, 200))]);
-  return recorded;
+  const read = await Promise.race([body(fakeRequire, module, module.exports, quiet), new Promise((resolve) => setTimeout(resolve, 200))]);
+  if (!askFactories) return recorded;
+  const loaded = recorded;
+  const factories = {};
+  for (const name of factoryNames) {
+    const factory = typeof read === 'function' ? read(name) : undefined;
+    if (typeof factory !== 'function' || isRef(factory)) continue;
+    recorded = [];
+    try {
+      const made = factory();
+      if (made && typeof made.then === 'function') made.catch(() => {});
+      factories[name] = recorded;
+    } catch (error) {
+      factories[name] = { error: String(error) };
+    }
+  }
+  return { loaded, factories };
 }
 
 // ---- encoding (mirrors src/statekit/extract/config.py) ----
@@ -251,9 +274,16 @@ function machine(config) {
 }
 
 const results = {};
-for (const file of process.argv.slice(2)) {
+const requests = askFactories ? JSON.parse(fs.readFileSync(0, 'utf8')) : Object.fromEntries(process.argv.slice(2).map((f) => [f, []]));
+for (const [file, factoryNames] of Object.entries(requests)) {
   try {
-    results[file] = { machines: (await runFile(file)).map(machine) };
+    if (askFactories) {
+      const { loaded, factories } = await runFile(file, factoryNames);
+      const built = Object.fromEntries(Object.entries(factories).map(([name, made]) => [name, Array.isArray(made) ? made.map(machine) : made]));
+      results[file] = { machines: loaded.map(machine), factories: built };
+    } else {
+      results[file] = { machines: (await runFile(file)).map(machine) };
+    }
   } catch (error) {
     results[file] = { error: String(error && error.stack ? error.stack.split('\n').slice(0, 3).join(' | ') : error) };
   }
