@@ -29,8 +29,8 @@ from statekit.engine.algorithm import (
     WILDCARD,
     XSTATE_INIT,
     XSTATE_STOP,
+    node_next,
     select_transitions,
-    transition_domain,
 )
 from statekit.engine.machine import Machine, Node, RuntimeTransition
 from statekit.engine.snapshot import Snapshot
@@ -38,6 +38,7 @@ from statekit.engine.snapshot import Snapshot
 #: Event types the engine's macrostep treats specially (never a cheap step).
 _SPECIAL_TYPES = frozenset({WILDCARD, XSTATE_INIT, XSTATE_STOP})
 _ERROR_PREFIX = "xstate.error.actor"
+_NONE: list[RuntimeTransition] = []
 
 
 class Moved:
@@ -66,6 +67,8 @@ class PureSteps:
         self.machine = machine
         #: An eventless transition may follow any step: then every step is the engine's.
         self.enabled = not machine.has_always
+        #: With wildcard descriptors, selection walks the state value: the engine's road only.
+        self._wildcards = machine.root.wildcard_below
         self._moves: dict[RuntimeTransition, _Move] = {}
         #: Per domain, the states below it whose exit runs something (exit actions, stopping an
         #: invocation) or records history.
@@ -83,7 +86,7 @@ class PureSteps:
         event_type = event.get("type")
         if not isinstance(event_type, str) or event_type in _SPECIAL_TYPES or event_type.startswith(_ERROR_PREFIX):
             return None
-        transitions = select_transitions(snapshot, event)
+        transitions = self._select(snapshot, event, event_type)
         if not transitions:
             return snapshot, transitions  # nothing selected: the macrostep returns the snapshot it was given
         if len(transitions) != 1:
@@ -100,6 +103,8 @@ class PureSteps:
         if move is None:
             return None
         domain, entered, entered_set = move
+        if domain is None:
+            return snapshot, transitions  # an atomic state targets itself: nothing exits or enters
         below = domain.descendants
         nodes = snapshot.nodes
         kept = tuple(node for node in nodes if node not in below)
@@ -117,10 +122,27 @@ class PureSteps:
             return snapshot, transitions
         return Moved(snapshot, kept + entered, domain), transitions
 
+    def _select(self, snapshot: Snapshot, event: Mapping[str, Any], event_type: str) -> list[RuntimeTransition]:
+        """The engine's `select_transitions`, without its cache (a traversal meets each
+        (configuration, event) pair once): its lone-handler road inline, else the engine's."""
+        if self._wildcards or not snapshot.is_proper():
+            return select_transitions(snapshot, event)
+        handler: Node | None = None
+        for node in snapshot.nodes:
+            if event_type in node.transitions:
+                if handler is not None:
+                    return select_transitions(snapshot, event)
+                handler = node
+        if handler is None:
+            return _NONE
+        return node_next(handler, snapshot, event, [False]) or _NONE
+
 
 #: What one transition does when taken alone and purely: its domain and the states it
-#: enters, in entry order and as a set; None when it is not such a transition.
-_Move = tuple[Node, tuple[Node, ...], frozenset[Node]] | None
+#: enters, in entry order and as a set (no domain: it stays where it is); None when it is
+#: not such a transition.
+_Move = tuple[Node | None, tuple[Node, ...], frozenset[Node]] | None
+_STAYS: _Move = (None, (), frozenset())
 
 
 def _pure_move(transition: RuntimeTransition) -> _Move:
@@ -130,7 +152,8 @@ def _pure_move(transition: RuntimeTransition) -> _Move:
     with only compound states in between (so no parallel region is entered by default and
     no initial state is followed), and no entered state has entry actions, invocations or
     (for the target, entered by default) initial actions. XState's `computeEntrySet` then
-    enters exactly the target and its ancestors below the domain.
+    enters exactly the target and its ancestors below the domain. An atomic state that
+    targets itself without re-entering exits and enters nothing.
     """
     targets = transition.target
     if transition.reenter or targets is None or len(targets) != 1:
@@ -138,8 +161,20 @@ def _pure_move(transition: RuntimeTransition) -> _Move:
     target = targets[0]
     if target.type != "atomic":
         return None
-    domain = transition_domain(transition, {})
-    if domain is None or domain.type != "compound" or target not in domain.descendants:
+    source = transition.source
+    if target is source:
+        return _STAYS
+    # `getTransitionDomain` for one target that is not a history state: the source when the
+    # target lies below it, else the least common ancestor of both, else the root.
+    if source in target.ancestor_set:
+        domain = source
+    else:
+        domain = source.machine.root
+        for ancestor in target.ancestors:
+            if ancestor in source.ancestor_set:
+                domain = ancestor
+                break
+    if domain.type != "compound":
         return None
     chain: list[Node] = [target]
     for ancestor in target.ancestors:
