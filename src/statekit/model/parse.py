@@ -288,8 +288,10 @@ def _parse_transition(
     delay_key: str | None = None,
 ) -> Transition:
     if item is None or isinstance(item, str):
-        item = {"target": item}
-    elif isinstance(item, list | tuple):
+        # `{target: item}` and nothing else: every other field keeps its default.
+        return Transition(source_id=node_id, kind=kind, event=descriptor, targets=(item,) if item else None,
+                          delay=delay, delay_key=delay_key, invoke_index=invoke_index, index=index)
+    if isinstance(item, list | tuple):
         # XState spreads a nested array as an object of index keys: no target, guard or
         # actions, so it is a targetless transition that does nothing.
         item = {}

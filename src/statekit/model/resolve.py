@@ -8,6 +8,8 @@ from statekit.model.core import MachineModel, StateNode, Transition
 
 def to_state_path(state_id: str) -> list[str]:
     """Split on `.`, honouring `\\.` escapes (XState's `toStatePath`)."""
+    if "\\" not in state_id:  # no escape: the loop below is a plain split (the common case)
+        return state_id.split(".")
     result: list[str] = []
     segment = ""
     index = 0
