@@ -14,6 +14,7 @@ from statekit.formats import get_format
 
 CORPUS = Path(__file__).parent / "corpus"
 SOURCE_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs")
+NAMED_REFERENCE_NOTES = ("unresolved_reference",)
 FILES = sorted(path for path in CORPUS.iterdir() if path.suffix in SOURCE_SUFFIXES)
 
 
@@ -44,7 +45,8 @@ def test_extraction_matches_xstate(path: Path, node_side: dict[str, Any], statek
     assert "error" not in expected, expected.get("error")
     assert expected["machines"], "the corpus file creates no machine in node"
     extracted = statekit_side[path.name]
-    assert extracted["errors"] == []
+    # Only the notes that an imported action or guard is kept as a named reference.
+    assert [e for e in extracted["errors"] if e["code"] not in NAMED_REFERENCE_NOTES] == []
     difference = first_difference(extracted["configs"], expected["machines"])
     assert difference is None, difference
 

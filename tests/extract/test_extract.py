@@ -87,11 +87,13 @@ createMachine({
 
 
 def test_a_same_named_local_function_is_not_the_builtin() -> None:
-    machine = only_machine("""
+    result = extract_machines("""
 import { createMachine } from 'xstate';
 import { assign } from './my-helpers';
 createMachine({ entry: assign({ a: 1 }) });""")
-    assert machine["config"]["entry"] == {"$expr": "assign({ a: 1 })"}
+    # Not XState's assign: what the call returns is unknown, kept as a named action and said so.
+    assert result["machines"][0]["config"]["entry"] == {"type": "assign()"}
+    assert [(e["code"], e["line"], e["column"]) for e in result["errors"]] == [("unresolved_reference", 4, 24)]
 
 
 def test_constants_spreads_and_arithmetic_resolve_statically() -> None:
@@ -117,9 +119,9 @@ function make(initial) {
 }""", "m.ts")
     config = result["machines"][0]["config"]
     assert config["initial"] == {"$ref": "initial"}
-    assert config["entry"] == {"$ref": "track"}
-    assert [error["code"] for error in result["errors"]] == ["unresolved_spread"]
-    assert result["errors"][0]["line"] == 6
+    assert config["entry"] == {"type": "track"}  # an action: a named reference every tool accepts
+    assert [(error["code"], error["line"]) for error in result["errors"]] == [
+        ("unresolved_spread", 6), ("unresolved_reference", 6)]
 
 
 def test_setup_implementations_are_kept_as_code_values_or_references() -> None:
@@ -272,7 +274,7 @@ export const m = s.createMachine({
 
 
 def test_user_factories_are_applied_to_their_constant_arguments() -> None:
-    machine = only_machine("""
+    result = extract_machines("""
 import { createMachine, assign, raise } from 'xstate';
 const STEP = 3;
 function incrementBy(amount) { return assign({ n: ({ context }) => context.n + amount }); }
@@ -284,11 +286,13 @@ export const m = createMachine({
   entry: [incrementBy(STEP), named.ping('k'), branchy(1)],
   exit: decrementBy(),
   on: { GO: { guard: above(STEP * 2), actions: incrementBy(STEP) } },
-});""")
+});""", "m.ts")
+    machine = result["machines"][0]
     config, scope = machine["config"], machine["implementations"]["moduleScope"]
     assert config["entry"][0] == {"type": "xstate.assign", "assignment": {"n": {"$js": "({ context }) => context.n + amount"}}}
     assert config["entry"][1] == {"type": "xstate.raise", "event": {"type": "PING", "kind": "k"}}
-    assert config["entry"][2] == {"$expr": "branchy(1)"}  # an `if` in the body: not followed
+    assert config["entry"][2] == {"type": "branchy()"}  # an `if` in the body: not followed, said so
+    assert [(e["code"], e["line"]) for e in result["errors"]] == [("unresolved_reference", 10)]
     assert config["on"]["GO"]["guard"] == {"type": "above", "params": {"min": 6}}
     # The closures read `amount` as 3 (twice) and as 1: one sandbox name cannot hold both.
     assert "amount" not in scope.get("constants", {})

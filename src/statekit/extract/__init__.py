@@ -17,7 +17,13 @@ from tree_sitter import Language, Node, Query, QueryCursor
 
 from statekit.budget import check_budget
 from statekit.extract.captures import module_scope
-from statekit.extract.config import ConfigEncoder, implementations, looks_like_v6
+from statekit.extract.config import (
+    ConfigEncoder,
+    NamedReference,
+    collecting_references,
+    implementations,
+    looks_like_v6,
+)
 from statekit.extract.syntax import SourceError, named, parse, position, syntax_errors, text, unwrap
 from statekit.extract.values import Evaluator, JsRef
 
@@ -156,8 +162,11 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
     if setup_value is None and len(args) > 1:
         setup_value = evaluator.value(args[1])  # createMachine(config, implementations)
     encoder = ConfigEncoder()
-    config = encoder.machine(config_value)
-    impls: dict[str, Any] = implementations(setup_value) if setup_value is not None else {}
+    with collecting_references() as references:
+        config = encoder.machine(config_value)
+        impls: dict[str, Any] = implementations(setup_value) if setup_value is not None else {}
+    for reference in references:
+        _report_reference(evaluator, reference, call)
     if encoder.inline_actors:
         impls.setdefault("actors", {}).update(encoder.inline_actors)
     if isinstance(setup_value, JsRef):
@@ -177,6 +186,22 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
         "config": config,
         "implementations": impls,
     }
+
+
+def _report_reference(evaluator: Evaluator, reference: NamedReference, call: Node) -> None:
+    """A note where an action or guard became a named reference (at the machine call when
+    the expression's own position is not known)."""
+    line, column = reference.at if reference.at != (0, 0) else position(call)
+    shown = " ".join(reference.source.split())
+    shown = shown if len(shown) <= 80 else shown[:79] + "\u2026"
+    evaluator.problems.append({
+        "code": "unresolved_reference",
+        "message": (f"the {reference.kind} `{shown}` cannot be known without running the source (an import, a "
+                    f"parameter, or a call statekit does not follow); kept as the named {reference.kind} "
+                    f"'{reference.name}', to be supplied by that name"),
+        "line": line,
+        "column": column,
+    })
 
 
 def _setup_argument(call: Node, evaluator: Evaluator) -> Any:

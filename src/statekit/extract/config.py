@@ -4,14 +4,20 @@ This walks the config the way XState reads it (state nodes, transitions, actions
 invokes) and encodes what is code: an inline guard or action function becomes
 `{"type": <its JS name or "(anonymous)">, "code": <source>}`, a built-in call becomes its
 `xstate.*` object, any other function-valued field becomes `{"$js": <source>}`, an unresolvable
-name `{"$ref": name}` and any other expression `{"$expr": <source>}`. An inline actor logic
+name `{"$ref": name}` and any other expression `{"$expr": <source>}`. Where an action or a guard
+cannot be known statically (an import, a call of an imported or branching function), it becomes
+a named reference, `{"type": name}`, which every tool accepts as an implementation to supply,
+and a note says so (`unresolved_reference`). An inline actor logic
 (`invoke: {src: fromPromise(...)}`) gets the name XState itself registers it under,
 `xstate.invoke.<index>.<state id>`, and its source goes to the implementations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +29,56 @@ _INVOKE_TRANSITIONS = ("onDone", "onError", "onSnapshot")
 #: The event function `forwardTo` passes to `sendTo` (XState's own source, as it prints it).
 FORWARD_EVENT = "({ event }) => event"
 _GUARD_BUILTINS = {"and": "xstate.and", "or": "xstate.or", "not": "xstate.not", "stateIn": "xstate.stateIn"}
+#: A call whose callee is a name or a dotted name: `track('x')`, `helpers.make<T>(1)`.
+_CALL = re.compile(r"^\s*([A-Za-z_$][\w$]*(?:\s*\??\.\s*[A-Za-z_$][\w$]*)*)\s*(?:<[^()]*>)?\s*\(", re.DOTALL)
+#: A named reference made from an expression is at most this long.
+MAX_REFERENCE_NAME = 80
+
+
+@dataclass(frozen=True)
+class NamedReference:
+    """An action or guard statekit could not know, kept as `{"type": name}`."""
+
+    kind: str  # "action" or "guard"
+    name: str
+    source: str
+    at: tuple[int, int]
+
+
+_REFERENCES: ContextVar[list[NamedReference] | None] = ContextVar("statekit_extract_references", default=None)
+
+
+@contextmanager
+def collecting_references() -> Iterator[list[NamedReference]]:
+    """The named references made while encoding inside the `with` block."""
+    found: list[NamedReference] = []
+    token = _REFERENCES.set(found)
+    try:
+        yield found
+    finally:
+        _REFERENCES.reset(token)
+
+
+def named_reference(value: JsRef | JsExpr | BuiltinCall, kind: str) -> dict[str, str]:
+    """`{"type": name}` for an action or guard that cannot be known statically: an unresolved
+    name keeps it (`track`, `analytics.flush`); a call is named after its callee with `()` (what
+    the call returns is unknown, as the node oracle names it); any other expression by its text."""
+    if isinstance(value, JsRef):
+        name, source, at = value.name, value.name, value.at
+    else:
+        source = value.code
+        at = value.at if isinstance(value, JsExpr) else (0, 0)
+        call = _CALL.match(source)
+        if call is not None:
+            name = re.sub(r"\s+", "", call.group(1)) + "()"
+        else:
+            name = " ".join(source.split())
+            if len(name) > MAX_REFERENCE_NAME:
+                name = name[: MAX_REFERENCE_NAME - 1] + "\u2026"
+    found = _REFERENCES.get()
+    if found is not None:
+        found.append(NamedReference(kind, name, source, at))
+    return {"type": name}
 
 
 @dataclass
@@ -123,7 +179,9 @@ def action(value: Any) -> Any:
         return {"type": value.name or _ANONYMOUS, "code": value.code}
     if isinstance(value, BuiltinCall):
         encoded = builtin_action(value)
-        return encoded if encoded is not None else {"$expr": value.code}
+        return encoded if encoded is not None else named_reference(value, "action")
+    if isinstance(value, JsRef | JsExpr):
+        return named_reference(value, "action")
     return plain(value)
 
 
@@ -139,8 +197,8 @@ def guard(value: Any) -> Any:
             return {"type": kind, "state": plain(args[0] if args else UNDEFINED)}
         operands = args[0] if args and isinstance(args[0], list) else []
         return {"type": kind, "guards": [guard(item) for item in operands]}
-    if isinstance(value, BuiltinCall):
-        return {"$expr": value.code}
+    if isinstance(value, BuiltinCall | JsRef | JsExpr):
+        return named_reference(value, "guard")
     return plain(value)
 
 
@@ -242,8 +300,11 @@ def implementation(value: Any, kind: str = "") -> dict[str, Any]:
     and([...])}`) is data, not code: `{"value": <its xstate.* object>, "source": <the call>}`.
     """
     if isinstance(value, BuiltinCall):
-        encoded = guard(value) if kind == "guards" else builtin_action(value)
-        if isinstance(encoded, dict) and "$expr" not in encoded:
+        if kind == "guards":
+            encoded = guard(value) if value.name in _GUARD_BUILTINS else None
+        else:
+            encoded = builtin_action(value)
+        if encoded is not None:
             return {"value": encoded, "source": value.code}
         return {"code": value.code}
     if isinstance(value, JsFunction | JsExpr):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tree_sitter import Node
@@ -57,6 +57,8 @@ class JsRef:
     """A name statekit cannot see the value of: an import, a parameter, a `let`."""
 
     name: str
+    #: 1-based (line, column) where the source reads it, (0, 0) when unknown.
+    at: tuple[int, int] = field(default=(0, 0), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,12 @@ class JsExpr:
     """An expression that is not data (a call, `new Date()`, ...), kept as source."""
 
     code: str
+    at: tuple[int, int] = field(default=(0, 0), compare=False)
+
+
+def _expr(node: Node, limit: int | None = None) -> JsExpr:
+    source = text(node)
+    return JsExpr(source if limit is None else source[:limit], position(node))
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,14 +162,14 @@ class Evaluator:
         finally:
             self._frames = saved
 
-    def argument(self, binding: Binding, name: str, frames: Frames | None = None) -> Any:
+    def argument(self, binding: Binding, name: str, frames: Frames | None = None, at: tuple[int, int] = (0, 0)) -> Any:
         """The argument a factory call being applied (or one of `frames`) passed for parameter
         `name`; a reference when the parameter is not of such a call."""
         function_id = binding.node.id if binding.node is not None else -1
         for frame_id, values in reversed(self._frames if frames is None else frames):
             if frame_id == function_id and name in values:
                 return values[name]
-        return JsRef(name)
+        return JsRef(name, at)
 
     def _scope_bindings(self, scope: Node) -> dict[str, Binding]:
         cached = self._scopes.get(scope.id)
@@ -206,7 +214,7 @@ class Evaluator:
         node = unwrap(node)
         if depth > MAX_DEPTH:
             self.problem(node, "too_deep", f"nesting deeper than {MAX_DEPTH} levels is not followed")
-            return JsExpr(text(node)[:200])
+            return _expr(node, 200)
         kind = node.type
         handler = _HANDLERS.get(kind)
         if handler is not None:
@@ -218,7 +226,7 @@ class Evaluator:
         literal = string_value(node)
         if literal is not None:
             return literal
-        return JsExpr(text(node))
+        return _expr(node)
 
     def _identifier(self, node: Node, name: str, depth: int) -> Any:
         ident = text(node)
@@ -228,9 +236,9 @@ class Evaluator:
             return math.nan if ident == "NaN" else math.inf
         bound = self.binding(ident, node)
         if bound is not None and bound.kind == "param":
-            return self.argument(bound, ident)
+            return self.argument(bound, ident, at=position(node))
         if bound is None or bound.kind in ("import", "opaque") or bound.node is None:
-            return JsRef(ident)
+            return JsRef(ident, position(node))
         if bound.kind == "function":
             self.keep_function(bound.node)
             return JsFunction(ident, text(bound.node))
@@ -241,7 +249,7 @@ class Evaluator:
             return self._const_values[key]
         if key in self._resolving:
             self.problem(node, "circular_reference", f"{ident!r} refers to itself")
-            return JsRef(ident)
+            return JsRef(ident, position(node))
         self._resolving.add(key)
         try:
             resolved = self.value(bound.node, ident, depth + 1)
@@ -349,7 +357,7 @@ class Evaluator:
         callee = node.child_by_field_name("function")
         arguments = node.child_by_field_name("arguments")
         if callee is None or arguments is None or arguments.type != "arguments":
-            return JsExpr(text(node))
+            return _expr(node)
         helper = self._setup_helper(callee)
         if helper in SETUP_IDENTITY_HELPERS:
             # `createAction(fn)` is `fn`: an arrow passed as an argument has no inferred name.
@@ -362,7 +370,7 @@ class Evaluator:
         factory = self._user_function(callee)
         if factory is not None:
             return self._apply(factory, node, named(arguments), depth)
-        return JsExpr(text(node))
+        return _expr(node)
 
     def _user_function(self, callee: Node) -> Node | None:
         """The function a callee names when it is declared in this file: `f`, or `obj.f` of a
@@ -398,24 +406,24 @@ class Evaluator:
         arguments are evaluated here; functions in the result close over them (`captures`)."""
         body = _returned_expression(function)
         if body is None or len(self._frames) >= MAX_APPLICATIONS or any(fid == function.id for fid, _ in self._frames):
-            return JsExpr(text(call))
+            return _expr(call)
         values = [self.value(arg, "", depth + 1) for arg in arguments]
         bound = _bind_parameters(function, values, lambda node: self.value(node, "", depth + 1))
         if bound is None:
-            return JsExpr(text(call))
+            return _expr(call)
         saved = self._frames
         self._frames = (*saved, (function.id, bound))
         try:
             result = self.value(body, "", depth + 1)
         finally:
             self._frames = saved
-        return JsExpr(text(call)) if isinstance(result, JsExpr) else result
+        return _expr(call) if isinstance(result, JsExpr) else result
 
     def _member(self, node: Node, _name: str, depth: int) -> Any:
         obj_node = node.child_by_field_name("object")
         prop = node.child_by_field_name("property") or node.child_by_field_name("index")
         if obj_node is None or prop is None:
-            return JsExpr(text(node))
+            return _expr(node)
         obj = self.value(obj_node, "", depth + 1)
         key = text(prop) if node.type == "member_expression" else self.value(prop, "", depth + 1)
         if isinstance(obj, dict) and isinstance(key, str):
@@ -423,8 +431,8 @@ class Evaluator:
         if isinstance(obj, list) and isinstance(key, int) and 0 <= key < len(obj):
             return obj[key]
         if isinstance(obj, JsRef) and isinstance(key, str):
-            return JsRef(f"{obj.name}.{key}")
-        return JsExpr(text(node))
+            return JsRef(f"{obj.name}.{key}", position(node))
+        return _expr(node)
 
     def _number(self, node: Node, _name: str, _depth: int) -> Any:
         return _number(text(node))
@@ -438,7 +446,7 @@ class Evaluator:
                 if isinstance(value, str | int | float) and not isinstance(value, bool):
                     parts.append(_js_string(value))
                 else:
-                    return JsExpr(text(node))
+                    return _expr(node)
             else:
                 parts.append(string_part(child))
         return "".join(parts)
@@ -447,7 +455,7 @@ class Evaluator:
         operator = node.child_by_field_name("operator")
         argument = node.child_by_field_name("argument")
         if operator is None or argument is None:
-            return JsExpr(text(node))
+            return _expr(node)
         op = text(operator)
         if op == "void":  # `void 0`, a bundler's `undefined`
             return UNDEFINED
@@ -459,18 +467,18 @@ class Evaluator:
                 return _normal_number(-value)
             if op == "+":
                 return value
-        return JsExpr(text(node))
+        return _expr(node)
 
     def _binary(self, node: Node, _name: str, depth: int) -> Any:
         left_node = node.child_by_field_name("left")
         right_node = node.child_by_field_name("right")
         operator = node.child_by_field_name("operator")
         if left_node is None or right_node is None or operator is None:
-            return JsExpr(text(node))
+            return _expr(node)
         left = self.value(left_node, "", depth + 1)
         right = self.value(right_node, "", depth + 1)
         folded = _fold(text(operator), left, right)
-        return JsExpr(text(node)) if folded is None else folded
+        return _expr(node) if folded is None else folded
 
     def _constant(self, node: Node, _name: str, _depth: int) -> Any:
         return {"true": True, "false": False, "null": None, "undefined": UNDEFINED}[node.type]

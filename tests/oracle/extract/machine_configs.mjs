@@ -204,8 +204,11 @@ function builtinAction(fn) {
   }
 }
 
+// An action or guard from another module is unknown statically: statekit keeps it as the named
+// implementation `{type: name}` (with a warning), and so does this side.
 function action(v) {
-  if (typeof v === 'function' && !isRef(v)) {
+  if (isRef(v)) return { type: v[REF] };
+  if (typeof v === 'function') {
     if (typeof v.type === 'string' && v.type.startsWith('xstate.')) return builtinAction(v);
     return { type: v.name || '(anonymous)', code: normalizeCode(v.toString()) };
   }
@@ -214,7 +217,8 @@ function action(v) {
 const actions = (v) => (Array.isArray(v) ? v.map(action) : action(v));
 
 function guard(v) {
-  if (typeof v === 'function' && !isRef(v)) {
+  if (isRef(v)) return { type: v[REF] };
+  if (typeof v === 'function') {
     if (typeof v.check === 'function') {
       if (v.name === 'not') return { type: 'xstate.not', guard: guard(v.guards[0]) };
       if (v.name === 'stateIn') return { type: 'xstate.stateIn', state: plain(v.stateValue) };
