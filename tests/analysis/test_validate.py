@@ -86,7 +86,7 @@ PROVOKING: dict[str, tuple[dict[str, Any], str]] = {
     "action_not_implemented": ({"initial": "a", "states": {"a": {"exit": ["first", "notify"]}}}, "states.a.exit[0]"),
     "delay_not_implemented": ({"initial": "a", "states": {"a": {"after": {"patience": "a"}}}}, "states.a.after.patience[0]"),
     "actor_not_implemented": ({"initial": "a", "states": {"a": {"invoke": {"src": "fetchUser"}}}}, "states.a.invoke[0].src"),
-    "sandbox_actor_reference": ({"initial": "a", "context": {"$js": "({ spawn }) => ({ ref: spawn('worker') })"},
+    "sandbox_actor_reference": ({"initial": "a", "context": {"$js": "({ self }) => ({ n: self.getSnapshot().status })"},
                                  "states": {"a": {}}}, "context"),
     "unresolved_value": ({"initial": "a", "context": {"startedAt": {"$expr": "Date.now()"}}, "states": {"a": {}}}, "context"),
     # XState source (the reader keeps inline code; only module constants reach the sandbox).

@@ -71,7 +71,7 @@ def test_event_descriptors_are_in_js_key_order() -> None:
             "states.a.on.GO.guard.guards[1]",
         ),
         ({"initial": "a", "states": {"a": {"entry": ["ok", 7]}}}, "states.a.entry[1]"),
-        ({"initial": "a", "states": {"a": {"exit": {"type": "xstate.sendTo", "event": {"type": "E"}}}}}, "states.a.exit.to"),
+        ({"initial": "a", "states": {"a": {"exit": {"type": "xstate.sendTo", "to": 7, "event": {"type": "E"}}}}}, "states.a.exit.to"),
         ({"initial": "a", "states": {"a": {"entry": {"type": "xstate.raise"}}}}, "states.a.entry.event"),
         ({"initial": "a", "states": {"a": {"entry": {"type": "xstate.assign"}}}}, "states.a.entry.assignment"),
         ({"initial": "a", "states": {"a": {"after": [1]}}}, "states.a.after"),

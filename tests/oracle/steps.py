@@ -7,6 +7,7 @@ comparisons cannot drift apart.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,9 +54,11 @@ def action_params(action_type: str, params: Any) -> Any:
     if action_type == "xstate.stopChild":
         ref = actor_id(rest.get("actorRef", rest.get("id")))
         # XState names a child spawned without an id by a session id (`x:4`), and trace.mjs
-        # reports it as "(generated)"; statekit keeps such a child under "undefined", the key
-        # XState's `children` uses for it.
-        return {"actorRef": GENERATED_ACTOR_ID if ref == "undefined" else ref}
+        # reports it as "(generated)"; statekit keeps a spawnChild child without an id under
+        # "undefined", the key XState's `children` uses for it, and one `spawn(...)` made in
+        # inline code under a session id of its own.
+        generated = ref == "undefined" or (isinstance(ref, str) and re.match(r"^x:\d+$", ref) is not None)
+        return {"actorRef": GENERATED_ACTOR_ID if generated else ref}
     return plain(rest)
 
 

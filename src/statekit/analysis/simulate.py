@@ -113,13 +113,14 @@ def build_simulation_machine(model: MachineModel, guards: Mapping[str, bool] | N
     used = _guard_names(model)
     implemented = set(from_source.guards) - supplied.keys()
     assumed = sorted(used - supplied.keys() - implemented)
-    actors = sorted(_actor_names(model))
+    # Actors setup() names in the source exist as given; any other the model names is assumed.
+    actors = sorted(_actor_names(model) - set(from_source.actors))
     implementations = Implementations(
         guards={**{name: _constant(supplied.get(name, True)) for name in used | supplied.keys()},
                 **{name: from_source.guards[name] for name in implemented}},
         actions=dict(from_source.actions),
         delays=dict(from_source.delays),
-        actors={name: {"assumed": True} for name in actors},
+        actors={**from_source.actors, **{name: {"assumed": True} for name in actors}},
         evaluator=sandbox,
     )
     try:

@@ -18,7 +18,7 @@ from statekit.errors import EngineError
 from statekit.model.core import Action, EnqueueBranch
 from statekit.model.inline import JS_MARKER
 from statekit.model.parse import parse_action
-from statekit.model.unresolved import UNREAD_ACTION, unresolved_marker
+from statekit.model.unresolved import UNREAD_ACTION, is_inline_logic, unresolved_marker
 
 if TYPE_CHECKING:
     from statekit.engine.snapshot import ChildRef, Snapshot
@@ -150,7 +150,7 @@ def _compile(machine: Any, action: Action) -> Resolver:
     if isinstance(implementation, Assign):
         def resolve_assign(snapshot: Snapshot, event: Event, ctx: ActionContext,
                            deferred: Sequence[str] | None) -> Snapshot:
-            return apply_assign(snapshot, event, implementation, params)
+            return apply_assign(snapshot, event, implementation, params, ctx)
 
         return resolve_assign
     if isinstance(implementation, Mapping):
@@ -174,7 +174,7 @@ def _compile_builtin(machine: Any, action: Action, params: Any) -> Resolver:
 
         def resolve_assign(snapshot: Snapshot, event: Event, ctx: ActionContext,
                            deferred: Sequence[str] | None) -> Snapshot:
-            return apply_assign(snapshot, event, assignment, params)
+            return apply_assign(snapshot, event, assignment, params, ctx)
 
         return resolve_assign
     if kind == "xstate.cancel" and type(fields.get("sendId")) is str:
@@ -223,7 +223,7 @@ def _resolve_action(
     params = resolve_params(action.params if action.has_params else None, snapshot.context, event, evaluator)
     implementation = evaluator.action(action.type)
     if isinstance(implementation, Assign):
-        return apply_assign(snapshot, event, implementation, params)
+        return apply_assign(snapshot, event, implementation, params, ctx)
     if isinstance(implementation, Mapping):
         builtin = _parsed_implementation(snapshot.machine, action.type, implementation)
         return _resolve_builtin(snapshot, event, ctx, builtin, params, deferred_actor_ids)
@@ -250,12 +250,39 @@ def resolve_params(params: Any, context: Any, event: Event, evaluator: Any) -> A
     return evaluator.value(params, Scope(context, event), where="params")
 
 
-def apply_assign(snapshot: Snapshot, event: Event, assignment: Any, params: Any) -> Snapshot:
-    """`assign`: merge the partial update into context (always a new snapshot, as in XState)."""
+def apply_assign(snapshot: Snapshot, event: Event, assignment: Any, params: Any,
+                 ctx: ActionContext | None = None) -> Snapshot:
+    """`assign`: merge the partial update into context (always a new snapshot, as in XState);
+    the actors its code spawned join the children (XState's `createSpawner`)."""
     if snapshot.context is None:
         raise EngineError("Cannot assign to undefined `context`. Ensure that `context` is defined in the machine config.")
-    update = snapshot.machine.evaluator.assignment(assignment, Scope(snapshot.context, event, params))
+    evaluator = snapshot.machine.evaluator
+    update = evaluator.assignment(assignment, Scope(snapshot.context, event, params))
+    spawned = evaluator.take_spawned()
+    if spawned:
+        return snapshot.clone(context={**snapshot.context, **update}, children=with_spawned(snapshot.children, spawned, ctx))
     return snapshot.with_context({**snapshot.context, **update})
+
+
+def with_spawned(children: Mapping[str, ChildRef | None], spawned: Sequence[Mapping[str, Any]],
+                 ctx: ActionContext | None) -> dict[str, ChildRef | None]:
+    """`children` and the actors inline code spawned (`{id, src, input, systemId}`), by id."""
+    from statekit.engine.snapshot import ChildRef
+
+    out = dict(children)
+    # The system ids of this step (each pure transition has a fresh system, as in XState).
+    system_ids = ctx.system_ids if ctx is not None else set()
+    for actor in spawned:
+        system_id = actor.get("systemId")
+        if isinstance(system_id, str):
+            if system_id in system_ids:  # XState's system refuses a second actor under one system id
+                raise EngineError(f"Actor with system ID '{system_id}' already exists.")
+            system_ids.add(system_id)
+        key = str(actor["id"])
+        src = actor.get("src")
+        out[key] = ChildRef(id=key, src=src if isinstance(src, str) else None, input=actor.get("input"),
+                            system_id=system_id if isinstance(system_id, str) else None)
+    return out
 
 
 #: Values that are never code in a machine's data (code is a function or a `{"$js": ...}`).
@@ -292,7 +319,7 @@ def _resolve_builtin(
     args = ActionArgs(snapshot.context, event)
     kind = action.type
     if kind == "xstate.assign":
-        return apply_assign(snapshot, event, fields["assignment"], params)
+        return apply_assign(snapshot, event, fields["assignment"], params, ctx)
     if kind == "xstate.raise":
         raised = _value(_event_object(fields["event"], "raise"), snapshot, event, params, "a raised event")
         delay = _resolve_delay(snapshot, fields.get("delay"), event, params)
@@ -312,17 +339,21 @@ def _resolve_builtin(
         ctx.actions.append(ExecutableAction(kind, _defined(value=value, label=fields.get("label")), args))
         return snapshot
     if kind == "xstate.cancel":
-        ctx.actions.append(ExecutableAction(kind, {"sendId": _value(fields["sendId"], snapshot, event, params)}, args))
+        ctx.actions.append(ExecutableAction(kind, {"sendId": _value(fields["sendId"], snapshot, event, params,
+                                                                    "a cancelled send id")}, args))
         return snapshot
     if kind == "xstate.spawnChild":
         return _resolve_spawn(snapshot, ctx, fields, event, params)
     if kind == "xstate.stopChild":
         reference = _value(fields["actorRef"], snapshot, event, params, "stopChild")
-        child = snapshot.children.get(reference) if isinstance(reference, str) else None
+        ref_id = actor_ref_id(reference)  # a reference held in context (XState: the actor itself)
+        key = ref_id if ref_id is not None else reference
+        child = snapshot.children.get(key) if isinstance(key, str) else None
         children = snapshot.children
         if child is not None:
             children = {key: value for key, value in children.items() if key != child.id}
-        ctx.actions.append(ExecutableAction(kind, child.to_json() if child is not None else None, args))
+        stopped = child.to_json() if child is not None else ({"id": ref_id} if ref_id is not None else None)
+        ctx.actions.append(ExecutableAction(kind, stopped, args))
         return snapshot.clone(children=children)
     if kind == "xstate.enqueueActions":
         collected: list[Action] = []
@@ -366,7 +397,10 @@ def _resolve_send(
     args = ActionArgs(snapshot.context, event)
     sent = _value(_event_object(fields["event"], "sendTo"), snapshot, event, params, "a sent event")  # sendParent too
     delay = _resolve_delay(snapshot, fields.get("delay"), event, params)
-    to = "#_parent" if action.type == "xstate.sendParent" else _value(fields["to"], snapshot, event, params)
+    to = "#_parent" if action.type == "xstate.sendParent" else _value(fields.get("to"), snapshot, event, params,
+                                                                          "sendTo's target")
+    if not isinstance(to, str):
+        return _send_to_reference(snapshot, ctx, action, to, sent, delay, args)
     target: Any = None
     if to == "#_parent":
         target = None  # the pure engine's root actor has no parent
@@ -386,11 +420,44 @@ def _resolve_send(
     return snapshot
 
 
+#: A reference to an actor as XState persists it in context, and as statekit's snapshots hold one.
+ACTOR_REF_TYPE = "xstate$$type"
+#: The event function `forwardTo` hands `sendTo` (statekit.extract.config.FORWARD_EVENT).
+_FORWARD_EVENT = {"$js": "({ event }) => event"}
+
+
+def actor_ref_id(value: Any) -> str | None:
+    """The id of an actor reference (`{"xstate$$type": 1, "id": ...}`), None for anything else."""
+    if isinstance(value, Mapping) and value.get(ACTOR_REF_TYPE) == 1 and isinstance(value.get("id"), str) \
+            and len(value) == 2:
+        return str(value["id"])
+    return None
+
+
+def _send_to_reference(snapshot: Snapshot, ctx: ActionContext, action: Action, to: Any, sent: Any,
+                       delay: int | float | None, args: ActionArgs) -> Snapshot:
+    """`sendTo` whose target is not an id: an actor reference is the target itself (XState does
+    not look it up among the children); a missing target XState's `forwardTo` refuses, and
+    `sendTo` sends to the machine itself, which statekit does not simulate."""
+    if actor_ref_id(to) is not None:
+        ctx.actions.append(ExecutableAction("xstate.sendTo", _defined(to=to, event=sent, id=action.fields.get("id"),
+                                                                      delay=delay), args))
+        return snapshot
+    if not to and action.fields.get("event") == _FORWARD_EVENT:
+        raise EngineError("Attempted to forward event to undefined actor. This risks an infinite loop in the sender.")
+    if not to:
+        raise EngineError("sendTo's target is undefined, which XState takes as the machine itself; statekit's "
+                          "simulation does not send to itself, so it cannot be run faithfully")
+    raise EngineError(f"sendTo's target must be an actor or the id of one, not {to!r}")
+
+
 def _resolve_spawn(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, Any], event: Event,
                    params: Any) -> Snapshot:
     from statekit.engine.snapshot import ChildRef
 
     src = fields["src"]
+    if not isinstance(src, str):
+        return _spawn_inline_logic(snapshot, ctx, fields, event, params)
     args = ActionArgs(snapshot.context, event)
     spawn_id = _value(fields.get("id"), snapshot, event, params, "a spawned actor's id")
     key = spawn_id if isinstance(spawn_id, str) else "undefined"  # JS: children[undefined]
@@ -414,3 +481,32 @@ def _resolve_spawn(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, 
         )
     )
     return snapshot.clone(children=children)
+
+
+def _spawn_inline_logic(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, Any], event: Event,
+                        params: Any) -> Snapshot:
+    """`spawnChild(fromPromise(...), {...})`: logic written in place, which the pure transition
+    never runs (the reader keeps it as source); JSON shows the logic as `{}`, as XState's."""
+    from statekit.engine.snapshot import ChildRef
+
+    src = fields["src"]
+    code = src.get("$expr") if isinstance(src, Mapping) else None
+    if not isinstance(code, str) or not is_inline_logic(src):
+        raise EngineError(f"`spawnChild({code if isinstance(code, str) else repr(src)})`: statekit spawns an actor named "
+                          "in setup() or inline logic made by fromPromise, fromCallback, fromObservable, "
+                          "fromEventObservable or fromTransition; other logic (a child machine, whose "
+                          "definition XState reports in the action) cannot be simulated faithfully")
+    args = ActionArgs(snapshot.context, event)
+    spawn_id = _value(fields.get("id"), snapshot, event, params, "a spawned actor's id")
+    key = spawn_id if isinstance(spawn_id, str) else "undefined"  # JS: children[undefined]
+    system_id = fields.get("systemId")
+    if isinstance(system_id, str):
+        if system_id in ctx.system_ids:
+            raise EngineError(f"Actor with system ID '{system_id}' already exists.")
+        ctx.system_ids.add(system_id)
+    resolved_input = _value(fields.get("input"), snapshot, event, params, "an actor's input")
+    ref = ChildRef(id=key, src=None, input=resolved_input, system_id=system_id if isinstance(system_id, str) else None)
+    ctx.actions.append(ExecutableAction(
+        "xstate.spawnChild",
+        _defined(id=spawn_id, systemId=system_id, actorRef=ref.to_json(), src={}, input=resolved_input), args))
+    return snapshot.clone(children={**snapshot.children, key: ref})

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from statekit.budget import current_budget
-from statekit.engine.actions import ActionContext, resolve_actions
+from statekit.engine.actions import ActionContext, resolve_actions, with_spawned
 from statekit.engine.evaluation import Scope
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.machine import _HISTORY_DEPENDENT, _UNKNOWN, Machine, Node, RuntimeTransition
@@ -686,6 +686,9 @@ def initial_snapshot(machine: Machine, ctx: ActionContext, input_value: Any) -> 
     try:
         # Data, or a factory `({input}) => ...`: the evaluator runs (or checks) it.
         snapshot = snapshot.clone(context=machine.evaluator.initial_context(config_context, input_value))
+        spawned = machine.evaluator.take_spawned()  # `spawn(...)` in the context factory
+        if spawned:
+            snapshot = snapshot.clone(children=with_spawned(snapshot.children, spawned, ctx))
         root_transition = RuntimeTransition(machine.root, "", initial_nodes(machine.root), None, [], True, None)
         snapshot_after = microstep([root_transition], snapshot, ctx, init_event, True)
         return macrostep(snapshot_after, init_event, ctx)

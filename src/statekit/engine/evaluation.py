@@ -36,6 +36,7 @@ in the same QuickJS sandbox, with the same limits, as `JsEvaluator`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -154,6 +155,11 @@ class Evaluator(Protocol):
         """Whether `src` names actor logic (which makes an invoked or spawned child exist)."""
         ...
 
+    def take_spawned(self) -> list[Mapping[str, Any]]:
+        """The actors the last assignment or context factory spawned (`spawn(...)` in inline
+        code), in order, each `{id, src, input, systemId}`; they become the snapshot's children."""
+        ...
+
 
 class PythonEvaluator:
     """Runs the Python implementations given to `setup(...)`; refuses inline code."""
@@ -229,6 +235,9 @@ class PythonEvaluator:
     def knows_actor(self, src: str) -> bool:
         return src in self.implementations.actors
 
+    def take_spawned(self) -> list[Mapping[str, Any]]:
+        return []  # Python implementations have no `spawn`
+
     # -- code -----------------------------------------------------------------------------
 
     def run_code(self, code: str, scope: Scope, where: str, *, whole_args: bool = False) -> Any:
@@ -239,18 +248,46 @@ class PythonEvaluator:
 class JsEvaluator(PythonEvaluator):
     """Python implementations plus inline JavaScript in one persistent QuickJS context."""
 
-    def __init__(self, implementations: Implementations, sandbox: JsSandbox | CodeEvaluator) -> None:
+    def __init__(self, implementations: Implementations, sandbox: JsSandbox | CodeEvaluator,
+                 machine_id: str = "(machine)") -> None:
         super().__init__(implementations)
         self.sandbox = sandbox
+        self.machine_id = machine_id
+        self._actor_json: dict[str, str] = {}
 
     def run_code(self, code: str, scope: Scope, where: str, *, whole_args: bool = False) -> Any:
         args: Mapping[str, Any] = scope.event if whole_args else {"context": scope.context, "event": scope.event}
         if isinstance(self.sandbox, _sandbox_type()):
-            # XState gives guards (and delays) only {context, event}; the others also the actor.
-            actor_args = not (where.startswith(("a guard", "guard")) or where in ("params", "a delay"))
             sandbox: Any = self.sandbox
-            return sandbox.evaluate(code, args, scope.params, where=where, actor_args=actor_args)
+            return sandbox.evaluate(code, args, scope.params, where=where, actor=self._actor(where))
         return self.sandbox.evaluate(code, args, scope.params, where=where)
+
+    def _actor(self, where: str) -> str | None:
+        """What of the running actor XState gives the code at `where` (see `_actor_kind`), as the
+        JSON the sandbox takes; None for a guard."""
+        kind = _actor_kind(where)
+        if kind is None:
+            return None
+        cached = self._actor_json.get(kind)
+        if cached is None:
+            cached = json.dumps({"kind": kind, "machine": self.machine_id,
+                                 "actors": sorted(str(name) for name in self.implementations.actors)})
+            self._actor_json[kind] = cached
+        return cached
+
+    def assignment(self, assignment: Any, scope: Scope) -> Mapping[str, Any]:
+        self.take_spawned()  # what a failed call left
+        return super().assignment(assignment, scope)
+
+    def initial_context(self, context: Any, input_value: Any) -> Any:
+        self.take_spawned()
+        return super().initial_context(context, input_value)
+
+    def take_spawned(self) -> list[Mapping[str, Any]]:
+        if not getattr(self.sandbox, "spawned", None):  # the common case: nothing was spawned
+            return []
+        spawned: list[Mapping[str, Any]] = self.sandbox.take_spawned()  # type: ignore[union-attr,assignment]
+        return spawned
 
     def enqueued(self, code: str, scope: Scope) -> list[Any]:
         enqueue = getattr(self.sandbox, "enqueue", None)
@@ -261,7 +298,7 @@ class JsEvaluator(PythonEvaluator):
         return result
 
 
-def evaluator_for(implementations: Implementations) -> Evaluator:
+def evaluator_for(implementations: Implementations, machine_id: str = "(machine)") -> Evaluator:
     """The evaluator a machine with `implementations` runs with (JS when they carry a sandbox)."""
     code_evaluator = implementations.evaluator
     if code_evaluator is None:
@@ -269,7 +306,23 @@ def evaluator_for(implementations: Implementations) -> Evaluator:
     if hasattr(code_evaluator, "guard"):
         explicit: Evaluator = code_evaluator  # an Evaluator given directly
         return explicit
-    return JsEvaluator(implementations, code_evaluator)
+    return JsEvaluator(implementations, code_evaluator, machine_id)
+
+
+def _actor_kind(where: str) -> str | None:
+    """Which of the running actor's parts XState hands the code at `where`: an assignment gets
+    `{spawn, self, system}`, a context factory `{spawn, self}` (and `input`), an output or an
+    actor's input `{self}`, any other action field (a target, an event, a delay, an id)
+    `{self, system}`; a guard and params written as a function get only context and event."""
+    if where.startswith(("a guard", "guard")) or where == "params":
+        return None
+    if where.startswith("assign"):
+        return "assign"
+    if where == "context":
+        return "context"
+    if where in ("output", "an actor's input"):
+        return "output"
+    return "action"
 
 
 def _refuse_unresolved(value: Any, where: str) -> None:

@@ -170,7 +170,7 @@ class Machine:
         self.model = model
         self.implementations = implementations or Implementations()
         #: Runs the machine's code: guards, assignments, delays, outputs, actions (evaluation.py).
-        self.evaluator: Evaluator = evaluator_for(self.implementations)
+        self.evaluator: Evaluator = evaluator_for(self.implementations, model.id)
         options = model.extra.get("options")
         configured = options.get("maxIterations") if isinstance(options, dict) else None
         # XState's `options.maxIterations` in the config; an explicit argument wins.

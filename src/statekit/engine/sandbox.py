@@ -74,6 +74,10 @@ def _main_thread_stack_is_large() -> bool:
 # inline code that rewrites globals (`JSON.stringify = ...`, `globalThis.__fns = ...`) cannot
 # change what other inline functions of the same run receive or return.
 UNDEFINED_KEY = "__statekit_undefined__"
+#: How XState persists an actor reference in context (`{"xstate$$type": 1, "id": ...}`), and how
+#: statekit's snapshots hold one; the sandbox revives it as a reference object.
+ACTOR_REF_KEY = "xstate$$type"
+_SPAWNED_PREFIX = "#spawned:"  # JSON text never starts with `#`
 REF_PREFIX = "__statekit_ref:"
 _PRELUDE = """
 (function () {
@@ -92,6 +96,7 @@ _PRELUDE = """
   const revive = function (value) {
     if (value === null || typeof value !== "object") return value;
     if (isMarker(value)) return undefined;
+    if (isRefJson(value)) return actorRef(value.id);
     const names = isArray(value) ? null : keys(value);
     const count = names === null ? value.length : names.length;
     for (let i = 0; i < count; i++) {
@@ -136,25 +141,148 @@ _PRELUDE = """
     }
     return fn;
   };
-  // XState gives actions, assignments, outputs and inputs the running actor too (`self`, `system`,
-  // `spawn`); statekit's pure simulation has none, so reading one throws instead of being undefined.
-  const NO_ACTOR = function (name) {
+  // The running actor, as XState hands it to inline code. `self` and the actors `spawn` creates
+  // are references (`{xstate$$type: 1, id}` in JSON, as XState persists them in context); the
+  // pure transition never runs them, so what would need a running actor (`send`, `getSnapshot`,
+  // `system.get`) throws instead of answering. Which names a call gets follows XState:
+  // assign {spawn, self, system}, a context factory {spawn, self}, an output or an invoke's input
+  // {self}, the other action fields (a target, an event, a delay) {self, system}.
+  const NOT_SIMULATED = function (what) {
     return function () {
-      throw new ReferenceError("'" + name + "' (the running actor) does not exist in statekit's simulation: "
-        + "inline code that reads it cannot be run faithfully");
+      throw new ReferenceError(what + " needs a running actor, which statekit's simulation does not have: "
+        + "inline code that calls it cannot be run faithfully");
     };
   };
-  const withActor = function (args) {
-    if (args === null || typeof args !== "object") return args;
-    for (const name of ["self", "system", "spawn"]) {
-      if (!(name in args)) Object.defineProperty(args, name, { get: NO_ACTOR(name), enumerable: false });
+  let nextSession = 0;
+  // A session id as XState books them (`x:<n>`); XState's counter is global to the process.
+  const sessionId = function () { return "x:" + (nextSession++); };
+  const REF_TYPE = "xstate$$type";
+  const hidden = function (target, name, value) {
+    Object.defineProperty(target, name, { value: value, enumerable: false, writable: false });
+  };
+  const actorRef = function (id) {
+    const ref = {};
+    Object.defineProperty(ref, "id", { value: id, enumerable: true });
+    hidden(ref, "toJSON", function () { return { [REF_TYPE]: 1, id: id }; });
+    hidden(ref, "send", NOT_SIMULATED("send() on an actor"));
+    hidden(ref, "getSnapshot", NOT_SIMULATED("getSnapshot() on an actor"));
+    hidden(ref, "subscribe", NOT_SIMULATED("subscribe() on an actor"));
+    hidden(ref, "on", NOT_SIMULATED("on() on an actor"));
+    return ref;
+  };
+  const isRefJson = function (v) {
+    return !isArray(v) && v[REF_TYPE] === 1 && typeof v.id === "string" && keys(v).length === 2;
+  };
+  let selfRef = null;
+  const self = function () {
+    if (selfRef === null) selfRef = actorRef(sessionId());
+    return selfRef;
+  };
+  // Actor logic written inline (`fromPromise(...)`): never run by the pure transition, so it is
+  // kept as what it is; JSON shows it as `{}`, as it shows XState's logic objects.
+  const LOGIC = typeof Symbol === "function" ? Symbol("statekit.logic") : "__statekit_logic__";
+  const logic = function (kind) {
+    return function () {
+      const made = {};
+      hidden(made, LOGIC, kind);
+      return made;
+    };
+  };
+  const INERT_KEYS = ["id", "key", "initial", "type", "states", "on", "entry", "exit", "tags", "description",
+    "meta", "history", "target", "version", "types"];
+  const isCustomAction = function (item) { return typeof item === "function" || typeof item === "string"; };
+  const inertMachine = function (config, depth) {
+    if (config === null || typeof config !== "object" || isArray(config) || depth > 50) return false;
+    for (const key of keys(config)) {
+      const value = config[key];
+      if (INERT_KEYS.indexOf(key) < 0) {
+        if (key === "context" && typeof value !== "function") continue;  // data
+        if (key === "output" && typeof value !== "function") continue;
+        return false;
+      }
+      if (key === "entry" || key === "exit") {
+        if (!(isArray(value) ? value.every(isCustomAction) : isCustomAction(value))) return false;
+      } else if (key === "states") {
+        if (value === null || typeof value !== "object") return false;
+        for (const child of keys(value)) if (!inertMachine(value[child], depth + 1)) return false;
+      } else if (key === "initial" && typeof value !== "string") {
+        return false;
+      }
     }
+    return true;
+  };
+  const isLogic = function (v) { return v !== null && typeof v === "object" && typeof v[LOGIC] === "string"; };
+  const HELPERS = {
+    fromPromise: logic("fromPromise"),
+    fromCallback: logic("fromCallback"),
+    fromObservable: logic("fromObservable"),
+    fromEventObservable: logic("fromEventObservable"),
+    fromTransition: logic("fromTransition"),
+    // A child machine is made eagerly by XState (`createActor` computes its initial snapshot),
+    // so only one whose start can run no code is kept: functions only as custom actions or
+    // under `on` (run only when it gets events, which the pure transition never sends).
+    createMachine: function (config, implementations) {
+      if (implementations !== undefined || !inertMachine(config, 0)) {
+        throw new TypeError("a child machine whose start runs code (a context factory, an assign, an always "
+          + "transition, an invoke, a delay, ...) cannot be spawned faithfully by statekit's simulation");
+      }
+      return logic("createMachine")();
+    },
+    // XState's assertEvent, word for word in what it throws.
+    assertEvent: function (event, type) {
+      const types = isArray(type) ? type : [type];
+      if (!types.includes(event.type)) {
+        const typesText = types.length === 1 ? 'type "' + types[0] + '"' : 'one of types "' + types.join('", "') + '"';
+        throw new Error("Expected event " + stringify(event) + " to have " + typesText);
+      }
+    },
+  };
+  // The xstate imports the module scope names (`moduleScope.unavailable`: "imported from 'xstate'").
+  globalThis.__install = function (namesJson) {
+    for (const name of parse(namesJson)) {
+      if (name in HELPERS) {
+        Object.defineProperty(globalThis, name, { value: HELPERS[name], writable: false, configurable: false });
+      }
+    }
+  };
+  const spawner = function (env, args, spawned) {
+    return function spawn(src, options) {
+      const given = options === undefined || options === null ? {} : options;
+      let input = given.input;
+      if (typeof src === "string") {
+        if (env.actors.indexOf(src) < 0) {
+          throw new Error("Actor logic '" + src + "' not implemented in machine '" + env.machine + "'");
+        }
+        if (typeof input === "function") input = input({ context: args.context, event: args.event, self: self() });
+      } else if (!isLogic(src)) {
+        throw new TypeError("spawn() in statekit's simulation takes the name of an actor or inline actor logic "
+          + "(fromPromise, fromCallback, fromObservable, fromEventObservable, fromTransition, createMachine); other "
+          + "logic cannot be run faithfully");
+      }
+      if (typeof input === "function") throw new TypeError("an actor's input must be data");
+      const id = given.id === undefined || given.id === null ? sessionId() : given.id;
+      spawned.push({ id: id, src: typeof src === "string" ? src : null, input: input, systemId: given.systemId });
+      return actorRef(id);
+    };
+  };
+  const SYSTEM = {};
+  hidden(SYSTEM, "get", NOT_SIMULATED("system.get()"));
+  const withActor = function (args, env, spawned) {
+    if (args === null || typeof args !== "object") return args;
+    const kind = env.kind;
+    if (kind === "assign" || kind === "context") args.spawn = spawner(env, args, spawned);
+    args.self = self();
+    if (kind === "assign" || kind === "action") args.system = SYSTEM;
     return args;
   };
-  globalThis.__call = function (source, argsJson, paramsJson, marked, actorArgs) {
+  globalThis.__call = function (source, argsJson, paramsJson, marked, envJson) {
     const fn = lookup(source);
     const args = load(argsJson, marked);
-    return dump(fn(actorArgs ? withActor(args) : args, load(paramsJson, marked)));
+    if (envJson === null || envJson === undefined) return dump(fn(args, load(paramsJson, marked)));
+    const spawned = [];
+    const result = dump(fn(withActor(args, parse(envJson), spawned), load(paramsJson, marked)));
+    if (spawned.length === 0) return result;
+    return "#spawned:" + stringify({ value: result, spawned: spawned }, keepUndefined);
   };
   // What enqueueActions' `enqueue` builds, as statekit action configs; functions inside them
   // (assign values, event creators, inline custom actions) stay here and travel as references.
@@ -174,6 +302,29 @@ _PRELUDE = """
     for (const name of keys(fields)) if (fields[name] !== undefined) action[name] = fields[name];
     return action;
   };
+  // XState's action creators as statekit action configs: `enqueue.raise(...)`, and the imported
+  // `raise(...)` / `assign(...)` an enqueueActions body passes to `enqueue(...)`.
+  const options = function (o) { return o === undefined || o === null ? {} : o; };
+  const CREATORS = {
+    assign: function (assignment) { return builtin("xstate.assign", { assignment: assignment }); },
+    cancel: function (sendId) { return builtin("xstate.cancel", { sendId: sendId }); },
+    raise: function (event, o) {
+      return builtin("xstate.raise", { event: event, delay: options(o).delay, id: options(o).id });
+    },
+    sendTo: function (to, event, o) {
+      return builtin("xstate.sendTo", { to: to, event: event, delay: options(o).delay, id: options(o).id });
+    },
+    sendParent: function (event, o) {
+      return builtin("xstate.sendParent", { event: event, delay: options(o).delay, id: options(o).id });
+    },
+    spawnChild: function (src, o) {
+      const given = options(o);
+      return builtin("xstate.spawnChild", { src: src, id: given.id, input: given.input, systemId: given.systemId });
+    },
+    stopChild: function (actorRef) { return builtin("xstate.stopChild", { actorRef: actorRef }); },
+    emit: function (event) { return builtin("xstate.emit", { event: event }); },
+  };
+  for (const name of keys(CREATORS)) HELPERS[name] = CREATORS[name];
   // `check(guard)` for a named guard needs the algorithm (Python), which QuickJS cannot call under
   // a time limit: the body is replayed with the answers known so far, and the first unanswered
   // check ends the run with {check: guard}; the body is a pure function of its arguments.
@@ -187,24 +338,10 @@ _PRELUDE = """
         out.push(action);
       }
     };
-    const options = function (o) { return o === undefined ? {} : o; };
-    enqueue.assign = function (assignment) { out.push(builtin("xstate.assign", { assignment: assignment })); };
-    enqueue.cancel = function (sendId) { out.push(builtin("xstate.cancel", { sendId: sendId })); };
-    enqueue.raise = function (event, o) {
-      out.push(builtin("xstate.raise", { event: event, delay: options(o).delay, id: options(o).id }));
-    };
-    enqueue.sendTo = function (to, event, o) {
-      out.push(builtin("xstate.sendTo", { to: to, event: event, delay: options(o).delay, id: options(o).id }));
-    };
-    enqueue.sendParent = function (event, o) {
-      out.push(builtin("xstate.sendParent", { event: event, delay: options(o).delay, id: options(o).id }));
-    };
-    enqueue.spawnChild = function (src, o) {
-      const given = options(o);
-      out.push(builtin("xstate.spawnChild", { src: src, id: given.id, input: given.input, systemId: given.systemId }));
-    };
-    enqueue.stopChild = function (actorRef) { out.push(builtin("xstate.stopChild", { actorRef: actorRef })); };
-    enqueue.emit = function (event) { out.push(builtin("xstate.emit", { event: event })); };
+    for (const name of keys(CREATORS)) {
+      const create = CREATORS[name];
+      enqueue[name] = function () { out.push(create.apply(null, arguments)); };
+    }
     const args = load(argsJson, marked);
     const answers = parse(answersJson);
     let asked = 0;
@@ -261,6 +398,8 @@ class JsSandbox:
         #: once. The objects are held, so their identity cannot be reused meanwhile.
         self._last_args: tuple[Any, Any, str] | None = None
         self._params_cache: dict[int, tuple[Any, str]] = {}
+        #: The actors inline code spawned, until the evaluator takes them (`take_spawned`).
+        self.spawned: list[dict[str, Any]] = []
 
     def define(self, constants: Mapping[str, Any], unavailable: Mapping[str, str] | None = None) -> None:
         """Add module-scope constants (and names that cannot be carried) before the first call."""
@@ -287,7 +426,7 @@ class JsSandbox:
         return self._call
 
     def _run(self, code: str, args_json: str, params_json: str, marked: bool, where: str,
-             answers: str | None = None, actor_args: bool = False) -> Any:
+             answers: str | None = None, actor: str | None = None) -> Any:
         """One call, on the thread that owns the context."""
         if self._spent > self.total_time_limit:
             # Each call is limited, and so is their sum: an `always` loop of cheap calls ends too.
@@ -298,7 +437,7 @@ class JsSandbox:
         try:
             if answers is not None:
                 return self._enqueue(code, args_json, params_json, marked, answers)
-            return call(code, args_json, params_json, marked, actor_args)
+            return call(code, args_json, params_json, marked, actor)
         except EngineError:
             raise
         except Exception as error:  # quickjs.JSException, StackOverflow
@@ -310,7 +449,7 @@ class JsSandbox:
             self._spent += time.monotonic() - started
 
     def _dispatch(self, code: str, args: Mapping[str, Any], params: Any, where: str, answers: str | None,
-                  actor_args: bool = False) -> Any:
+                  actor: str | None = None) -> Any:
         if len(code) > MAX_SOURCE_CHARS:
             raise EngineError(f"inline code{_at(where)} is longer than {MAX_SOURCE_CHARS} characters")
         try:
@@ -319,7 +458,9 @@ class JsSandbox:
             params_json = "undefined" if params is None or params is UNDEFINED else self._params_json(params)
         except (TypeError, ValueError):
             raise EngineError(f"inline code{_at(where)} can only receive JSON data") from None
-        marked = UNDEFINED_KEY in args_json or UNDEFINED_KEY in params_json
+        # Revived in place: `undefined` markers, and actor references (`{"xstate$$type": 1, id}`).
+        marked = (UNDEFINED_KEY in args_json or UNDEFINED_KEY in params_json or ACTOR_REF_KEY in args_json
+                  or ACTOR_REF_KEY in params_json)
         here = threading.get_ident()
         if self._owner is None:
             on_main = threading.current_thread() is threading.main_thread()
@@ -329,21 +470,16 @@ class JsSandbox:
             self._owner, self._call, self._context = _ON_WORKER, None, None
         if self._owner == here or (self._owner == _ON_WORKER and _on_js_thread()):
             # (also a call made from inside a call, e.g. a guard that check() evaluates)
-            result = self._run(code, args_json, params_json, marked, where, answers, actor_args)
+            result = self._run(code, args_json, params_json, marked, where, answers, actor)
         else:
             result = _js_thread().submit(self._run, code, args_json, params_json, marked, where, answers,
-                                         actor_args).result()
-        if result == "undefined":
-            return UNDEFINED
-        if not isinstance(result, str):
-            raise EngineError(f"inline code{_at(where)} returned a value that is not JSON")
-        if result == "true":  # a guard's usual answers, without the JSON parser
-            return True
-        if result == "false":
-            return False
-        if UNDEFINED_KEY in result:
-            return json.loads(result, object_hook=_revive)
-        return json.loads(result)
+                                         actor).result()
+        if isinstance(result, str) and result.startswith(_SPAWNED_PREFIX):
+            # The code spawned actors (`spawn(...)` in assign or a context factory): the value and them.
+            spawned = json.loads(result[len(_SPAWNED_PREFIX):], object_hook=_revive)
+            self.spawned.extend(spawned["spawned"])
+            result = spawned["value"]
+        return _decoded(result, where)
 
     def _args_json(self, args: Mapping[str, Any]) -> str:
         last = self._last_args
@@ -369,13 +505,21 @@ class JsSandbox:
         return encoded
 
     def evaluate(self, code: str, args: Mapping[str, Any], params: Any, *, where: str = "",
-                 actor_args: bool = False) -> Any:
+                 actor: str | None = None) -> Any:
         """Run `code` (a function expression) on `args` and `params`; JSON in, JSON out.
 
         JS `undefined` comes back as `UNDEFINED` (and `UNDEFINED` goes in as `undefined`).
-        `actor_args`: the code is one XState also gives `self`/`system`/`spawn` (anything but a
-        guard); reading them throws, as statekit's simulation has no running actor."""
-        return self._dispatch(code, args, params, where, None, actor_args)
+        `actor`: the JSON of the running actor XState gives this code (`{"kind": "assign" |
+        "context" | "action" | "output", "machine": id, "actors": [names]}`; see the prelude):
+        its `spawn` records the actors it creates in `spawned`, its `self` is a reference, and
+        what needs a running actor throws. None for a guard, which gets only context and event."""
+        return self._dispatch(code, args, params, where, None, actor)
+
+    def take_spawned(self) -> list[dict[str, Any]]:
+        """The actors `spawn(...)` created since the last call of this, in order:
+        `{id, src (a name, or None for inline logic), input, systemId}`."""
+        spawned, self.spawned = self.spawned, []
+        return spawned
 
     def enqueue(self, code: str, args: Mapping[str, Any], params: Any, *,
                 check: Callable[[Any], bool] | None = None) -> list[Any]:
@@ -396,6 +540,21 @@ class JsSandbox:
             from statekit.model.parse import parse_guard
 
             answers.append(bool(check(parse_guard(result["check"], "check()"))))
+
+
+def _decoded(result: Any, where: str) -> Any:
+    """A call's result as Python data (JS `undefined` as `UNDEFINED`)."""
+    if result == "undefined":
+        return UNDEFINED
+    if not isinstance(result, str):
+        raise EngineError(f"inline code{_at(where)} returned a value that is not JSON")
+    if result == "true":  # a guard's usual answers, without the JSON parser
+        return True
+    if result == "false":
+        return False
+    if UNDEFINED_KEY in result:
+        return json.loads(result, object_hook=_revive)
+    return json.loads(result)
 
 
 def _on_js_thread() -> bool:
@@ -439,17 +598,29 @@ def _globals_source(constants: Mapping[str, Any], unavailable: Mapping[str, str]
             continue
         lines.append(f"  Object.defineProperty(globalThis, {json.dumps(name)}, {{ value: JSON.parse("
                      f"{json.dumps(encoded)}), writable: false, configurable: false }});")
+    helpers = [name for name, reason in unavailable.items()
+               if name in XSTATE_HELPERS and reason == _IMPORTED_FROM_XSTATE and name not in constants]
     for name, reason in unavailable.items():
-        if not _IDENTIFIER.match(name) or name in constants:
+        if not _IDENTIFIER.match(name) or name in constants or name in helpers:
             continue
         message = (f"'{name}' is defined outside the machine and statekit cannot carry it into the sandbox "
                    f"({reason}); only module-scope constants with JSON values are carried")
         lines.append(f"  Object.defineProperty(globalThis, {json.dumps(name)}, {{ get: function () {{ "
                      f"throw new ReferenceError({json.dumps(message)}); }}, configurable: false }});")
     lines.append("})();")
+    if helpers:
+        lines.append(f"__install({json.dumps(json.dumps(helpers))});")
     return "\n".join(lines)
 
 
+#: XState's own functions that inline code may call, which the sandbox has (see `HELPERS` in the
+#: prelude): inline actor logic that the pure transition never runs, `assertEvent`, and the action
+#: creators an `enqueueActions` body hands to `enqueue(...)`. Defined only where the module
+#: imports them from 'xstate' (the extractor's `moduleScope.unavailable`).
+XSTATE_HELPERS = frozenset({"fromPromise", "fromCallback", "fromObservable", "fromEventObservable", "fromTransition",
+                            "createMachine", "assertEvent",
+                            "assign", "cancel", "raise", "sendTo", "sendParent", "spawnChild", "stopChild", "emit"})
+_IMPORTED_FROM_XSTATE = "imported from 'xstate'"
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 

@@ -27,6 +27,7 @@ from statekit.model.core import (
 )
 from statekit.model.inline import is_inline
 from statekit.model.jsorder import js_items, js_keys
+from statekit.model.unresolved import unresolved_marker
 
 DEFAULT_MACHINE_ID = "(machine)"
 
@@ -392,6 +393,14 @@ def parse_action(config: Any, where: str) -> Action:
     )
 
 
+def _is_code_or(value: Any, kind: type, *, missing: bool = False) -> bool:
+    """Whether a built-in action's field is a `kind`, code (resolved when the action runs), or
+    (with `missing`) absent; an unevaluated expression counts as code (refused when it runs)."""
+    if value is None:
+        return missing
+    return isinstance(value, kind) or callable(value) or is_inline(value) or unresolved_marker(value) is not None
+
+
 def _check_builtin_fields(action_type: str, fields: Mapping[str, Any], where: str) -> None:
     if action_type in ("xstate.raise", "xstate.sendTo", "xstate.sendParent", "xstate.emit"):
         event = fields.get("event")
@@ -399,13 +408,18 @@ def _check_builtin_fields(action_type: str, fields: Mapping[str, Any], where: st
         if not (isinstance(event, Mapping) and isinstance(event.get("type"), str)) and not callable(event) \
                 and not is_inline(event) and not (isinstance(event, str) and action_type != "xstate.emit"):
             raise MachineDefinitionError(f"`{action_type}` needs an `event` object with a string `type`", _join(where, "event"))
-    if action_type == "xstate.sendTo" and not isinstance(fields.get("to"), str):
+    if action_type == "xstate.sendTo" and not _is_code_or(fields.get("to"), str, missing=True):
+        # An actor given as code (`({context}) => context.ref`) is resolved when the action runs;
+        # a missing one (`forwardTo(undefined)`) is refused there, as XState does.
         raise MachineDefinitionError("`xstate.sendTo` needs `to`, the id of an actor", _join(where, "to"))
     if action_type == "xstate.assign" and not (isinstance(fields.get("assignment"), Mapping) or callable(fields.get("assignment"))):
         raise MachineDefinitionError("`xstate.assign` needs an `assignment` object", _join(where, "assignment"))
-    if action_type == "xstate.cancel" and not isinstance(fields.get("sendId"), str):
+    if action_type == "xstate.cancel" and not _is_code_or(fields.get("sendId"), str):
         raise MachineDefinitionError("`xstate.cancel` needs a `sendId` string", _join(where, "sendId"))
-    if action_type == "xstate.spawnChild" and not isinstance(fields.get("src"), str):
+    if action_type == "xstate.spawnChild" and not (isinstance(fields.get("src"), str)
+                                                   or unresolved_marker(fields.get("src")) is not None):
+        # Inline logic (`spawnChild(fromPromise(...))`) is read as an expression; the engine
+        # keeps the kinds it never has to run and refuses any other.
         raise MachineDefinitionError("`xstate.spawnChild` needs a `src` string", _join(where, "src"))
     if action_type == "xstate.stopChild" and not isinstance(fields.get("actorRef"), str) \
             and not is_inline(fields.get("actorRef")):

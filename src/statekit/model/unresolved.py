@@ -81,6 +81,16 @@ def _in_node(node: StateNode) -> Iterator[tuple[str, str]]:
             yield from _in_action(action, f"{where}.actions[{index}]")
 
 
+#: Inline actor logic the engine keeps for `spawnChild` without running it (engine/actions.py).
+INLINE_LOGIC = re.compile(r"^\s*(fromPromise|fromCallback|fromObservable|fromEventObservable|fromTransition)\s*\(")
+
+
+def is_inline_logic(value: Any) -> bool:
+    """Whether `value` is `{"$expr": "fromPromise(...)"}` (or another kind of logic the engine keeps)."""
+    code = value.get("$expr") if isinstance(value, Mapping) and len(value) == 1 else None
+    return isinstance(code, str) and INLINE_LOGIC.match(code) is not None
+
+
 #: The type the XState source reader gives an action it kept as an unevaluated expression.
 UNREAD_ACTION = "(expression)"
 
@@ -89,7 +99,10 @@ def _in_action(action: Action, where: str) -> Iterator[tuple[str, str]]:
     if action.type == UNREAD_ACTION and action.code is not None:
         yield where, action.code
         return
-    for value in (action.params, *action.fields.values()):
+    fields = dict(action.fields)
+    if action.type == "xstate.spawnChild" and is_inline_logic(fields.get("src")):
+        del fields["src"]  # logic written in place the engine keeps (never runs)
+    for value in (action.params, *fields.values()):
         found = unresolved_marker(value)
         if found is not None:
             yield where, found
@@ -118,11 +131,18 @@ def _in_guard(guard: Guard, where: str) -> Iterator[tuple[str, str]]:
 
 
 _ACTOR_NAMES = re.compile(r"\b(spawn|self|system)\b")
+#: What inline code may do with the running actor that statekit's simulation cannot: call a
+#: method of `self`, of `system` or of an actor reference (`send`, `getSnapshot`, ...), read
+#: `self`'s other fields, or spawn a child machine (kept only when its start runs no code).
+_NEEDS_RUNNING_ACTOR = re.compile(
+    r"\b(self\??\.(?!id\b)[A-Za-z_$][\w$]*|system\??\.[A-Za-z_$][\w$]*"
+    r"|\.(?:send|getSnapshot|subscribe|getPersistedSnapshot)\s*\(|spawn\s*\(\s*createMachine\s*\()")
 
 
 def actor_references(model: MachineModel) -> Iterator[tuple[str, str]]:
-    """`(config path, name)` where inline code other than a guard takes the running actor
-    (`({ spawn }) => ...`, `self`, `system`), which a pure simulation does not have."""
+    """`(config path, what)` where inline code other than a guard uses the running actor in a way
+    statekit's simulation cannot follow (`self.send(...)`, `system.get(...)`, a spawned child
+    machine); `self` as a value and `spawn` of named or inline actor logic it does follow."""
     for path, code in _inline_code(model.context, "context"):
         yield from _actor_names(path, code)
     for node in model.root.walk():
@@ -158,6 +178,7 @@ def _inline_code(value: Any, where: str) -> Iterator[tuple[str, str]]:
 def _actor_names(path: str, code: str) -> Iterator[tuple[str, str]]:
     # The parameters: before `=>` of an arrow function, else up to the first `)`.
     head = code.split("=>", 1)[0] if "=>" in code else code.split(")", 1)[0]
-    match = _ACTOR_NAMES.search(head) if "{" in head else None
-    if match is not None:
-        yield path, match.group(1)
+    takes_actor = "{" in head and _ACTOR_NAMES.search(head) is not None
+    match = _NEEDS_RUNNING_ACTOR.search(code)
+    if match is not None and (takes_actor or match.group(1).startswith(".")):
+        yield path, re.sub(r"\s+", "", match.group(1)).lstrip(".")
