@@ -165,6 +165,11 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
     with collecting_references() as references:
         config = encoder.machine(config_value)
         impls: dict[str, Any] = implementations(setup_value) if setup_value is not None else {}
+        for provided in _provided(call, evaluator):  # createMachine(...).provide({...}) wins, as in XState
+            for group, items in implementations(provided).items():
+                base = impls.get(group)
+                known = isinstance(base, dict) and "$ref" not in base and "$ref" not in items
+                impls[group] = {**base, **items} if known and isinstance(base, dict) else items
     for reference in references:
         _report_reference(evaluator, reference, call)
     if encoder.inline_actors:
@@ -186,6 +191,28 @@ def _extract_call(call: Node, evaluator: Evaluator, index: int, forced_version: 
         "config": config,
         "implementations": impls,
     }
+
+
+def _provided(call: Node, evaluator: Evaluator) -> list[Any]:
+    """The arguments of `.provide({...})` calls chained on the machine call, innermost first."""
+    found: list[Any] = []
+    node = call
+    while True:
+        parent = node.parent
+        while parent is not None and parent.type in ("satisfies_expression", "as_expression", "parenthesized_expression",
+                                                     "non_null_expression"):
+            node, parent = parent, parent.parent
+        if parent is None or parent.type != "member_expression":
+            return found
+        prop = parent.child_by_field_name("property")
+        outer = parent.parent
+        if prop is None or text(prop) != "provide" or outer is None or outer.type != "call_expression":
+            return found
+        arguments = outer.child_by_field_name("arguments")
+        items = named(arguments) if arguments is not None else []
+        if items:
+            found.append(evaluator.value(items[0]))
+        node = outer
 
 
 def _report_reference(evaluator: Evaluator, reference: NamedReference, call: Node) -> None:
