@@ -27,16 +27,45 @@ Event = Mapping[str, Any]
 UNREAD_EXPRESSION = UNREAD_ACTION
 
 
-@dataclass(frozen=True, slots=True)
-class ExecutableAction:
-    """An action a step produced, in execution order (XState's executable action record)."""
+_NOT_RESOLVED: Any = object()
 
-    type: str
-    params: Any = None
-    #: The context and event the action was resolved with.
-    args: ActionArgs | None = None
-    #: The implementation to run, for named actions that have one.
-    run: Callable[[ActionArgs, Any], None] | None = None
+
+class ExecutableAction:
+    """An action a step produced, in execution order (XState's executable action record).
+
+    Treat it as immutable. `type`, `params`; `args`, the context and event the action was
+    resolved with; `run`, the implementation to run, for named actions that have one. The
+    engine makes several per event and most are never asked for `args` (an actor runs only
+    named implementations), so it gives the context and event and `args` is built on first use.
+    """
+
+    __slots__ = ("_args", "_context", "_event", "params", "run", "type")
+
+    def __init__(self, type: str, params: Any = None, args: ActionArgs | None = None,
+                 run: Callable[[ActionArgs, Any], None] | None = None, context: Any = _NOT_RESOLVED,
+                 event: Event | None = None) -> None:
+        self.type = type
+        self.params = params
+        self.run = run
+        self._args = args
+        self._context = context
+        self._event = event
+
+    @property
+    def args(self) -> ActionArgs | None:
+        if self._args is None and self._context is not _NOT_RESOLVED:
+            self._args = ActionArgs(self._context, self._event or {})
+        return self._args
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ExecutableAction):
+            return NotImplemented
+        return (self.type, self.params, self.args, self.run) == (other.type, other.params, other.args, other.run)
+
+    __hash__ = None  # type: ignore[assignment]  # (params are usually dicts)
+
+    def __repr__(self) -> str:
+        return f"ExecutableAction(type={self.type!r}, params={self.params!r}, args={self.args!r}, run={self.run!r})"
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type}
@@ -159,7 +188,7 @@ def _compile(machine: Any, action: Action) -> Resolver:
     run = implementation if callable(implementation) else None
 
     def resolve_named(snapshot: Snapshot, event: Event, ctx: ActionContext, deferred: Sequence[str] | None) -> Snapshot:
-        ctx.actions.append(ExecutableAction(name, params, ActionArgs(snapshot.context, event), run))
+        ctx.actions.append(ExecutableAction(name, params, None, run, snapshot.context, event))
         return snapshot
 
     return resolve_named
@@ -182,7 +211,7 @@ def _compile_builtin(machine: Any, action: Action, params: Any) -> Resolver:
 
         def resolve_cancel(snapshot: Snapshot, event: Event, ctx: ActionContext,
                            deferred: Sequence[str] | None) -> Snapshot:
-            ctx.actions.append(ExecutableAction(kind, {"sendId": send_id}, ActionArgs(snapshot.context, event)))
+            ctx.actions.append(ExecutableAction(kind, {"sendId": send_id}, None, None, snapshot.context, event))
             return snapshot
 
         return resolve_cancel
@@ -200,7 +229,7 @@ def _compile_builtin(machine: Any, action: Action, params: Any) -> Resolver:
                 ctx.internal_queue.append(raised)
             else:
                 executable["delay"] = resolved_delay
-            ctx.actions.append(ExecutableAction(kind, executable, ActionArgs(snapshot.context, event)))
+            ctx.actions.append(ExecutableAction(kind, executable, None, None, snapshot.context, event))
             return snapshot
 
         return resolve_raise

@@ -99,7 +99,7 @@ def plain_json(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one per guard and assign, and a frozen init costs 4x (treat as immutable)
 class Scope:
     """What code sees: XState's `{context, event}` and the resolved `params`."""
 

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from statekit.engine.machine import Machine
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one per implementation call, and a frozen init costs 4x (treat as immutable)
 class ActionArgs:
     """What a guard, action or assigner receives: the current context and the event."""
 
