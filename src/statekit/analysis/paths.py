@@ -125,26 +125,40 @@ class EventEnumerator:
     """`getAllOwnEventDescriptors(snapshot)` as bare `{type}` events, cached per active set."""
 
     def __init__(self) -> None:
-        self._by_node: dict[Node, list[str]] = {}
+        self._by_node: dict[Node, list[tuple[str, Event]]] = {}
         self._by_nodes: dict[tuple[Node, ...], list[tuple[str, Event]]] = {}
+        #: One `(descriptor, {type: descriptor})` pair per descriptor, shared by every state
+        #: (the traversal and the engine only read events; a path copies them).
+        self._pairs: dict[str, tuple[str, Event]] = {}
+
+    def _node_events(self, node: Node) -> list[tuple[str, Event]]:
+        events = self._by_node.get(node)
+        if events is None:
+            pairs = self._pairs
+            events = []
+            for descriptor in own_events(node):
+                pair = pairs.get(descriptor)
+                if pair is None:
+                    # The serialised event `{"type": d}` is a function of d, so d itself is the key.
+                    pair = pairs[descriptor] = (descriptor, {"type": descriptor})
+                events.append(pair)
+            self._by_node[node] = events
+        return events
 
     def descriptors(self, snapshot: Snapshot) -> list[str]:
         """The unique own event descriptors of the active nodes, in `_nodes` order."""
-        seen: dict[str, None] = {}
-        for node in snapshot.nodes:
-            events = self._by_node.get(node)
-            if events is None:
-                events = self._by_node[node] = own_events(node)
-            for descriptor in events:
-                seen[descriptor] = None
-        return list(seen)
+        return [descriptor for descriptor, _event in self(snapshot)]
 
     def __call__(self, snapshot: Snapshot) -> list[tuple[str, Event]]:
-        cached = self._by_nodes.get(snapshot.nodes)
+        nodes = snapshot.nodes
+        cached = self._by_nodes.get(nodes)
         if cached is None:
-            # The serialised event `{"type": d}` is a function of d, so d itself is the key.
-            cached = [(descriptor, {"type": descriptor}) for descriptor in self.descriptors(snapshot)]
-            self._by_nodes[snapshot.nodes] = cached
+            seen: dict[str, tuple[str, Event]] = {}
+            for node in nodes:
+                for pair in self._node_events(node):
+                    if pair[0] not in seen:
+                        seen[pair[0]] = pair
+            cached = self._by_nodes[nodes] = list(seen.values())
         return cached
 
 
@@ -224,6 +238,8 @@ def _explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot],
     states = graph.states
     # A queued state is a snapshot, or a pure step's `Moved`, built into one only when expanded.
     queue: deque[tuple[Snapshot | Moved, StateKey]] = deque([(start, keys(start))])
+    enqueue = queue.append
+    pure_step_of = pure.step
     iterations = 0
     while queue:
         if iterations > limit:
@@ -245,14 +261,14 @@ def _explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot],
         states.append(snapshot)
         clock.bytes += STATE_BYTES + (len(key[1]) if key[1] is not None else 0)
         # XState keys the transitions by serialised event: a repeated event keeps its first place.
-        outgoing: dict[str, tuple[Event, StateKey, Sequence[RuntimeTransition] | None]] = {}
+        outgoing: dict[str, tuple[str, Event, StateKey, Sequence[RuntimeTransition] | None]] = {}
         if stop_when is None or not stop_when(snapshot):
             context = snapshot.context
             for event_key, event in events_for(snapshot):
                 step: Snapshot | Moved
                 taken: Sequence[RuntimeTransition] | None
                 try:
-                    pure_step = pure.step(snapshot, event)
+                    pure_step = pure_step_of(snapshot, event)
                     if pure_step is not None:
                         step, taken = pure_step
                     else:
@@ -268,14 +284,14 @@ def _explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot],
                     break
                 if step is snapshot:
                     next_key = key
-                elif isinstance(step, Moved):
-                    next_key = keys.key_of(frozenset(step.nodes), context)
-                else:
+                elif isinstance(step, Snapshot):
                     next_key = keys(step)
-                outgoing[event_key] = (event, next_key, taken)
-                queue.append((step, next_key))
+                else:
+                    next_key = (frozenset(step.nodes), None) if not context else keys.key_of(frozenset(step.nodes), context)
+                outgoing[event_key] = (event_key, event, next_key, taken)
+                enqueue((step, next_key))
             clock.bytes += EDGE_BYTES * len(outgoing)
-        pending.append([(event_key, *rest) for event_key, rest in outgoing.items()])
+        pending.append(list(outgoing.values()))
         if graph.truncated is not None:
             break
     graph.iterations = iterations

@@ -73,6 +73,14 @@ class PureSteps:
         #: Per domain, the states below it whose exit runs something (exit actions, stopping an
         #: invocation) or records history.
         self._loud_below: dict[Node, frozenset[Node]] = {}
+        #: Per event type, whether the macrostep takes it the ordinary way (see `_SPECIAL_TYPES`).
+        self._ordinary: dict[Any, bool] = {}
+        #: The snapshot whose handlers `_handlers` holds: event type -> the one active node
+        #: declaring it (None: several do).
+        self._handlers_of: Snapshot | None = None
+        self._handlers: dict[str, Node | None] = {}
+        #: `node_next`'s flag that a guard ran (the engine's cache needs it; this has none).
+        self._probe = [False]
 
     def step(self, snapshot: Snapshot, event: Mapping[str, Any]) -> tuple[Snapshot | Moved, list[RuntimeTransition]] | None:
         """The next state when the step is pure, and the transitions it took: `snapshot` itself
@@ -83,8 +91,12 @@ class PureSteps:
         """
         if not self.enabled or snapshot.status != "active":
             return None
-        event_type = event.get("type")
-        if not isinstance(event_type, str) or event_type in _SPECIAL_TYPES or event_type.startswith(_ERROR_PREFIX):
+        event_type: str = event.get("type")  # type: ignore[assignment]  # checked just below
+        ordinary = self._ordinary.get(event_type)
+        if ordinary is None:
+            ordinary = self._ordinary[event_type] = isinstance(event_type, str) and not (
+                event_type in _SPECIAL_TYPES or event_type.startswith(_ERROR_PREFIX))
+        if not ordinary:
             return None
         transitions = self._select(snapshot, event, event_type)
         if not transitions:
@@ -92,10 +104,6 @@ class PureSteps:
         if len(transitions) != 1:
             return None
         transition = transitions[0]
-        if transition.actions:
-            return None
-        if transition.target is None:
-            return snapshot, transitions  # targetless and without actions: nothing exits, enters or runs
         try:
             move = self._moves[transition]
         except KeyError:
@@ -104,38 +112,45 @@ class PureSteps:
             return None
         domain, entered, entered_set = move
         if domain is None:
-            return snapshot, transitions  # an atomic state targets itself: nothing exits or enters
-        below = domain.descendants
+            return snapshot, transitions  # nothing exits or enters, and nothing runs
         nodes = snapshot.nodes
-        kept = tuple(node for node in nodes if node not in below)
-        exited_count = len(nodes) - len(kept)
+        exited = domain.descendants.intersection(nodes)
         loud = self._loud_below.get(domain)
         if loud is None:
             loud = self._loud_below[domain] = frozenset(
-                node for node in below if node.exit_actions or node.history_children)
-        if loud and any(node in loud for node in nodes):
+                node for node in domain.descendants if node.exit_actions or node.history_children)
+        if loud and not loud.isdisjoint(exited):
             return None  # exiting runs actions or records history: the engine's plan does that
         # `_plan_with_template`: the exited leave the list, the entered (all below the domain,
         # so none of them stayed) are appended in entry order; nothing changes when the
         # entered are exactly the exited.
-        if exited_count == len(entered) and all(node in entered_set for node in nodes if node in below):
+        if len(exited) == len(entered) and entered_set.issuperset(exited):
             return snapshot, transitions
+        if len(exited) == 1:
+            at = nodes.index(next(iter(exited)))
+            kept = nodes[:at] + nodes[at + 1:]
+        else:
+            kept = tuple([node for node in nodes if node not in exited])
         return Moved(snapshot, kept + entered, domain), transitions
 
     def _select(self, snapshot: Snapshot, event: Mapping[str, Any], event_type: str) -> list[RuntimeTransition]:
         """The engine's `select_transitions`, without its cache (a traversal meets each
-        (configuration, event) pair once): its lone-handler road inline, else the engine's."""
+        (configuration, event) pair once): its lone-handler road, with the handlers of the
+        snapshot's events read once for all its events; else the engine's own."""
         if self._wildcards or not snapshot.is_proper():
             return select_transitions(snapshot, event)
-        handler: Node | None = None
-        for node in snapshot.nodes:
-            if event_type in node.transitions:
-                if handler is not None:
-                    return select_transitions(snapshot, event)
-                handler = node
-        if handler is None:
+        if snapshot is not self._handlers_of:
+            handlers: dict[str, Node | None] = {}
+            for node in snapshot.nodes:
+                for declared in node.transitions:
+                    handlers[declared] = None if declared in handlers else node  # None: more than one
+            self._handlers, self._handlers_of = handlers, snapshot
+        if event_type not in self._handlers:
             return _NONE
-        return node_next(handler, snapshot, event, [False]) or _NONE
+        handler = self._handlers[event_type]
+        if handler is None:
+            return select_transitions(snapshot, event)
+        return node_next(handler, snapshot, event, self._probe) or _NONE
 
 
 #: What one transition does when taken alone and purely: its domain and the states it
@@ -153,10 +168,12 @@ def _pure_move(transition: RuntimeTransition) -> _Move:
     no initial state is followed), and no entered state has entry actions, invocations or
     (for the target, entered by default) initial actions. XState's `computeEntrySet` then
     enters exactly the target and its ancestors below the domain. An atomic state that
-    targets itself without re-entering exits and enters nothing.
+    targets itself without re-entering, and a targetless transition, exit and enter nothing.
     """
     targets = transition.target
-    if transition.reenter or targets is None or len(targets) != 1:
+    if targets is None:
+        return None if transition.actions else _STAYS  # targetless: nothing exits or enters
+    if transition.reenter or transition.actions or len(targets) != 1:
         return None
     target = targets[0]
     if target.type != "atomic":
