@@ -294,9 +294,21 @@ export const m = createMachine({
     assert config["entry"][2] == {"type": "branchy()"}  # an `if` in the body: not followed, said so
     assert [(e["code"], e["line"]) for e in result["errors"]] == [("unresolved_reference", 10)]
     assert config["on"]["GO"]["guard"] == {"type": "above", "params": {"min": 6}}
-    # The closures read `amount` as 3 (twice) and as 1: one sandbox name cannot hold both.
-    assert "amount" not in scope.get("constants", {})
-    assert "different values" in scope["unavailable"]["amount"]
+    # Each made function closes over its own call's arguments.
+    assert scope == {"closures": {
+        "({ context }) => context.n + amount": {"amount": 3},
+        "({ context }) => context.n - amount": {"amount": 1},
+    }}
+
+
+def test_one_function_source_made_with_different_arguments_is_not_guessed() -> None:
+    machine = only_machine("""
+const addN = (n) => assign({ total: ({ context }) => context.total + n });
+const other = (n) => ({ context }) => context.total > n;
+createMachine({ entry: [addN(1), addN(5)], on: { GO: { guard: other(2) } } });""")
+    scope = machine["implementations"]["moduleScope"]
+    assert scope["closures"] == {"({ context }) => context.total > n": {"n": 2}}
+    assert "cannot tell them apart" in scope["unavailable"]["n"]
 
 
 def test_a_factory_argument_read_by_one_closure_is_carried() -> None:
@@ -305,7 +317,7 @@ const LIMIT = 4;
 const atMost = (limit = LIMIT) => ({ context }) => context.n <= limit;
 createMachine({ on: { GO: { guard: atMost() } } });""")
     assert machine["config"]["on"]["GO"]["guard"] == {"type": "(anonymous)", "code": "({ context }) => context.n <= limit"}
-    assert machine["implementations"]["moduleScope"] == {"constants": {"limit": 4}}
+    assert machine["implementations"]["moduleScope"] == {"closures": {"({ context }) => context.n <= limit": {"limit": 4}}}
 
 
 def test_void_is_undefined_and_an_input_factory_gives_its_inner_function() -> None:
@@ -318,4 +330,5 @@ createMachine({
 });""")
     assert machine["config"]["exit"] == {"type": "xstate.assign", "assignment": {"kept": 1}}
     assert machine["config"]["invoke"]["input"] == {"$js": "({ context }) => ({ kinds: config.kinds, id: context.id })"}
-    assert machine["implementations"]["moduleScope"] == {"constants": {"config": {"kinds": ["a", "b"]}}}
+    assert machine["implementations"]["moduleScope"] == {
+        "closures": {"({ context }) => ({ kinds: config.kinds, id: context.id })": {"config": {"kinds": ["a", "b"]}}}}

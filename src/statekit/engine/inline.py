@@ -44,8 +44,9 @@ def implementations_from_code(source: Mapping[str, Any], evaluator: CodeEvaluato
     `{"value": data}` (a number of milliseconds, a guard or built-in action written as config
     data) or a built-in action object (`{"type": "xstate.assign", ...}`), or `{"$ref": name}`
     (not resolvable statically: left unimplemented, so using it fails as in XState).
-    `source["moduleScope"]` (`{"constants", "unavailable"}`) is what the inline functions read
-    from the module around the machine; the evaluator defines it before running any code.
+    `source["moduleScope"]` (`{"constants", "unavailable", "closures"}`) is what the inline
+    functions read from the module around the machine (`closures`: per function source, the
+    factory arguments it closes over); the evaluator defines it before running any code.
     """
     from statekit.engine.implementations import Implementations
 
@@ -57,7 +58,11 @@ def implementations_from_code(source: Mapping[str, Any], evaluator: CodeEvaluato
         # Module constants the inline functions read (statekit.extract.captures).
         define = getattr(evaluator, "define", None)
         if define is not None:
-            define(dict(scope.get("constants") or {}), dict(scope.get("unavailable") or {}))
+            closures = scope.get("closures")
+            if isinstance(closures, Mapping) and closures:
+                define(dict(scope.get("constants") or {}), dict(scope.get("unavailable") or {}), closures=closures)
+            else:
+                define(dict(scope.get("constants") or {}), dict(scope.get("unavailable") or {}))
     for name, item in _group(source, "guards").items():
         if isinstance(item, Mapping) and isinstance(item.get("code"), str):
             guards[name] = _inline_guard(item["code"], evaluator, name)

@@ -120,10 +120,22 @@ _PRELUDE = """
   };
   // The source must be one expression: compiled (not run) inside brackets, a `)` that would
   // close the parenthesis below early is a syntax error, so no statement runs at compile time.
+  // The names a function closes over, per source (`({ context }) => context.n + amount` made by
+  // `incrementBy(5)` closes over `amount`: 5): bound as parameters of the function that makes it.
+  const closures = Object.create(null);
   const compile = function (source) {
     // Strict, as an ES module is: assigning to a `const` or an undeclared name throws.
     new FunctionConstructor("\\"use strict\\"; return [" + source + "\\n];");
-    return new FunctionConstructor("\\"use strict\\"; return (" + source + "\\n);")();
+    const body = "\\"use strict\\"; return (" + source + "\\n);";
+    const closed = closures[source];
+    if (closed === undefined) return new FunctionConstructor(body)();
+    const names = keys(closed);
+    const maker = FunctionConstructor.apply(null, names.concat([body]));
+    return maker.apply(null, names.map(function (name) { return closed[name]; }));
+  };
+  globalThis.__closures = function (json) {
+    const table = parse(json);
+    for (const source of keys(table)) closures[source] = table[source];
   };
   const lookup = function (source) {
     if (source.startsWith(REF)) {
@@ -387,6 +399,7 @@ class JsSandbox:
         self.stack_limit = stack_limit
         self.constants: dict[str, Any] = dict(constants or {})
         self.unavailable: dict[str, str] = dict(unavailable or {})
+        self.closures: dict[str, dict[str, Any]] = {}
         self._context: Any = None
         self._call: Any = None
         self._enqueue: Any = None
@@ -401,12 +414,15 @@ class JsSandbox:
         #: The actors inline code spawned, until the evaluator takes them (`take_spawned`).
         self.spawned: list[dict[str, Any]] = []
 
-    def define(self, constants: Mapping[str, Any], unavailable: Mapping[str, str] | None = None) -> None:
-        """Add module-scope constants (and names that cannot be carried) before the first call."""
+    def define(self, constants: Mapping[str, Any], unavailable: Mapping[str, str] | None = None,
+               closures: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        """Add module-scope constants (and names that cannot be carried) before the first call;
+        `closures` maps a function's source to the names it closes over (a factory's arguments)."""
         if self._context is not None:
             raise EngineError("module constants must be defined before the sandbox runs code")
         self.constants.update(constants)
         self.unavailable.update(unavailable or {})
+        self.closures.update({code: dict(names) for code, names in (closures or {}).items()})
 
     def _function(self) -> Any:
         if self._call is None:
@@ -419,7 +435,7 @@ class JsSandbox:
             context.set_max_stack_size(self.stack_limit)
             context.set_time_limit(self.time_limit)
             context.eval(_PRELUDE)
-            context.eval(_globals_source(self.constants, self.unavailable))
+            context.eval(_globals_source(self.constants, self.unavailable, self.closures))
             self._context = context
             self._call = context.get("__call")
             self._enqueue = context.get("__enqueue")
@@ -582,9 +598,10 @@ def _revive(item: dict[str, Any]) -> Any:
     return item
 
 
-def _globals_source(constants: Mapping[str, Any], unavailable: Mapping[str, str]) -> str:
-    """JavaScript that defines the module constants (read-only bindings) and the names that
-    cannot be carried (reading one throws a ReferenceError naming it)."""
+def _globals_source(constants: Mapping[str, Any], unavailable: Mapping[str, str],
+                    closures: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """JavaScript that defines the module constants (read-only bindings), the names that
+    cannot be carried (reading one throws a ReferenceError naming it) and the closures."""
     # A `const` binding cannot be reassigned, but the object it holds can change (`LIST.push(x)`);
     # the context lives for the whole run, as the module would, so such changes persist.
     lines = ["(function () {"]
@@ -610,6 +627,17 @@ def _globals_source(constants: Mapping[str, Any], unavailable: Mapping[str, str]
     lines.append("})();")
     if helpers:
         lines.append(f"__install({json.dumps(json.dumps(helpers))});")
+    table: dict[str, dict[str, Any]] = {}
+    for code, names in (closures or {}).items():
+        kept = {name: value for name, value in names.items() if _IDENTIFIER.match(name)}
+        try:
+            json.dumps(kept, allow_nan=False, default=_encode)
+        except (TypeError, ValueError):
+            continue  # not JSON: the function reads the global of that name (unavailable says why)
+        table[code] = kept
+    if table:
+        encoded = json.dumps(table, ensure_ascii=False, allow_nan=False, default=_encode)
+        lines.append(f"__closures({json.dumps(encoded)});")
     return "\n".join(lines)
 
 

@@ -29,38 +29,53 @@ _NAME_TYPES = frozenset({"identifier", "shorthand_property_identifier"})
 
 
 def module_scope(evaluator: Evaluator, functions: Iterable[tuple[Node, Frames]]) -> dict[str, dict[str, Any]]:
-    """`{"constants": {name: value}, "unavailable": {name: reason}}` for what `functions` read.
+    """`{"constants": {name: value}, "unavailable": {name: reason}, "closures": {source: {name:
+    value}}}` for what `functions` read.
 
     Each function comes with the factory calls it was made in (`incrementBy(5)` returning
-    `assign({count: ({ context }) => context.count + amount})`): a parameter it reads is the
-    argument of that call. The sandbox defines one value per name, so a name read with
-    different values by different functions cannot be carried and says so.
+    `assign({count: ({ context }) => context.count + amount})`): a parameter of such a call, or
+    a const declared in its body, is a closure of that function's source (`amount`: 5). The
+    same source made twice with different values (`incrementBy(1)`, `incrementBy(5)`) cannot
+    be told apart by the engine, which has only the source: that name is unavailable, never
+    guessed. Module-level consts are constants shared by all functions.
     """
     constants: dict[str, Any] = {}
     unavailable: dict[str, str] = {}
+    closures: dict[str, dict[str, Any]] = {}
+    ambiguous: set[tuple[str, str]] = set()
     for function, frames in functions:
+        code = text(function)
         for name, at in _free_names(evaluator, function):
-            if name in unavailable:
-                continue
             binding = evaluator.binding(name, at)
             if binding is None:
                 continue  # a global (Math, JSON, ...) or undeclared: the sandbox has or lacks it as JS does
-            if binding.kind in ("const", "param") and binding.node is not None:
-                if binding.kind == "param":
-                    value = evaluator.argument(binding, name, frames)
-                else:
-                    value = evaluator.value_in(frames, binding.node, name)
+            closed = binding.kind == "param" or (binding.kind == "const" and _inside_frames(binding.node, frames))
+            if closed and binding.node is not None and (binding.kind == "const" or _has_argument(frames, binding.node)):
+                value = (evaluator.argument(binding, name, frames) if binding.kind == "param"
+                         else evaluator.value_in(frames, binding.node, name))
                 if not _is_data(value):
                     unavailable[name] = _not_data(binding.kind, value)
-                    constants.pop(name, None)
-                elif name in constants and json.dumps(constants[name], sort_keys=True) != json.dumps(value, sort_keys=True):
-                    unavailable[name] = ("read with different values by different functions (e.g. a factory called "
-                                         "with different arguments); the sandbox holds one value per name")
-                    del constants[name]
-                else:
-                    constants[name] = value
-            elif name in constants:
+                    continue
+                own = closures.setdefault(code, {})
+                if (code, name) in ambiguous:
+                    continue
+                if name in own and _json(own[name]) != _json(value):
+                    ambiguous.add((code, name))
+                    del own[name]
+                    unavailable.setdefault(name, "a factory argument that differs between calls making the same "
+                                                 "function (e.g. incrementBy(1) and incrementBy(5)); the engine "
+                                                 "sees only the function's source, so it cannot tell them apart")
+                    continue
+                own[name] = value
                 continue
+            if name in unavailable or name in constants:
+                continue
+            if binding.kind == "const" and binding.node is not None:
+                value = evaluator.value_in(frames, binding.node, name)
+                if _is_data(value):
+                    constants[name] = value
+                else:
+                    unavailable[name] = _not_data("const", value)
             elif binding.kind == "import":
                 unavailable[name] = f"imported from '{binding.module}'"
             elif binding.kind == "function":
@@ -72,7 +87,29 @@ def module_scope(evaluator: Evaluator, functions: Iterable[tuple[Node, Frames]])
         scope["constants"] = constants
     if unavailable:
         scope["unavailable"] = unavailable
+    closures = {code: names for code, names in closures.items() if names}
+    if closures:
+        scope["closures"] = closures
     return scope
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _has_argument(frames: Frames, function: Node) -> bool:
+    return any(frame_id == function.id for frame_id, _ in frames)
+
+
+def _inside_frames(node: Node | None, frames: Frames) -> bool:
+    """Whether a declaration is in the body of one of the factory calls being applied."""
+    ids = {frame_id for frame_id, _ in frames}
+    current = node.parent if node is not None else None
+    while current is not None and ids:
+        if current.id in ids:
+            return True
+        current = current.parent
+    return False
 
 
 def _not_data(kind: str, value: Any) -> str:

@@ -4,11 +4,12 @@ import { setup, assign, raise, and, not } from 'xstate';
 const LIMIT = 12;
 const BATCH = 4;
 
-function addOne() {
-  return assign({ total: ({ context }) => context.total + 1 });
+function addOne(step = 1) {
+  return assign({ total: ({ context }) => context.total + step });
 }
 const addBatch = (size = BATCH) => assign({ total: ({ context }) => context.total + size, batches: ({ context }) => context.batches + 1 });
-const renameTo = (label) => {
+const renameTo = (size) => {
+  const label = size;
   const upper = label + '!';
   return assign({ label: () => upper });
 };
