@@ -535,6 +535,32 @@ def test_inline_code_that_cannot_run_is_traversed_structurally() -> None:
     assert {p["state"]["value"] for p in other["paths"]} == {"loading", "failed"}
 
 
+def test_eventless_guards_that_loop_when_assumed_true_are_assumed_false() -> None:
+    """@portabletext/plugin-emoji-picker's shape: 'has matches' and 'no matches' both assumed
+    true chase each other for ever; assumed false, the structure settles and still moves on events."""
+    machine = {
+        "id": "picker", "initial": "idle", "context": {"$js": "({ input }) => ({ editor: input.editor })"},
+        "states": {
+            "idle": {"on": {"found": "searching"}},
+            "searching": {
+                "on": {"dismiss": "idle"}, "initial": "none",
+                "states": {"none": {"always": {"guard": "has matches", "target": "some"}},
+                           "some": {"always": {"guard": "no matches", "target": "none"}, "on": {"down": {}}}},
+            },
+        },
+    }
+    result = paths(machine)
+    normalization = result["normalization"]
+    assert normalization["mode"] == "structural"
+    assert normalization["eventlessGuardsAssumedFalse"] == ["has matches", "no matches"]
+    assert "Infinite loop" in normalization["reason"]
+    assert {json.dumps(p["state"]["value"]) for p in result["paths"]} == {'"idle"', '{"searching": "none"}'}
+    # A guard the caller sets is the caller's: here the structure reaches 'some' and settles.
+    reached = paths(machine, guards={"has matches": True, "no matches": False})
+    assert reached["normalization"]["eventlessGuardsAssumedFalse"] == []
+    assert {json.dumps(p["state"]["value"]) for p in reached["paths"]} == {'"idle"', '{"searching": "some"}'}
+
+
 def test_a_machine_without_code_that_throws_is_still_an_error() -> None:
     machine = {"id": "loop", "initial": "a", "states": {"a": {"on": {"GO": "b"}}, "b": {"always": "c"}, "c": {"always": "b"}}}
     with pytest.raises(ToolError, match="Infinite loop"):

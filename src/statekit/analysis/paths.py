@@ -42,7 +42,7 @@ from statekit.analysis.budget import (
 from statekit.analysis.paths_step import Moved, PureSteps
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import ENGINE_INFO, build_simulation_machine
-from statekit.analysis.structural import structural_model
+from statekit.analysis.structural import eventless_guards, structural_model
 from statekit.budget import BudgetStop
 from statekit.engine.algorithm import WILDCARD
 from statekit.engine.api import initial_transition, restore_snapshot, transition
@@ -589,17 +589,33 @@ def _explore_model(model: MachineModel, events: Sequence[Event] | None, to_state
         if not changes.has_code:
             raise ToolError("invalid_input", native_failure.message, native_failure.details) from None
         reason = native_failure.message
+    assumed_false: list[str] = []
     try:
         machine, normalization, graph, matches = _explore_as(
             structure, events, to_state, from_state, effective_limit, guards, None, budget)
     except _CannotRun as failure:
-        raise ToolError("invalid_input", f"{reason}; its structure without the inline code fails too: {failure.message}",
-                        failure.details) from None
+        # Guards assumed true can make eventless transitions chase each other for ever; with
+        # the guards of `always` transitions the caller did not set assumed false, it settles.
+        assumed_false = [name for name in eventless_guards(structure) if name not in (guards or {})]
+        if not assumed_false:
+            raise ToolError("invalid_input", f"{reason}; its structure without the inline code fails too: "
+                            f"{failure.message}", failure.details) from None
+        try:
+            machine, normalization, graph, matches = _explore_as(
+                structure, events, to_state, from_state, effective_limit,
+                {**dict.fromkeys(assumed_false, False), **(guards or {})}, None, budget)
+        except _CannotRun as second:
+            raise ToolError("invalid_input", f"{reason}; its structure without the inline code fails too: "
+                            f"{failure.message}; and with the guards of eventless transitions assumed false: "
+                            f"{second.message}", second.details) from None
+        reason = (f"{reason}; with every guard assumed true the structure fails ({failure.message}), so the guards "
+                  f"of eventless transitions were assumed false: {', '.join(assumed_false)}")
     normalization = {
         **normalization, "mode": "structural",
         "reason": f"inline code cannot run natively ({reason}): the structure was traversed, guards assumed, "
                   "context and data actions left out",
         **changes.to_json(),
+        "eventlessGuardsAssumedFalse": assumed_false,
     }
     return Exploration(structure, machine, normalization, graph, matches, effective_limit)
 

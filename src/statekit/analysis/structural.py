@@ -171,3 +171,19 @@ def structural_model(model: MachineModel) -> tuple[MachineModel, StructuralChang
     structure.changes.context_dropped = model.has_context
     structure.changes.has_code = structure.changes.has_code or _contains_inline(model.context)
     return replace(model, root=root, context=None, has_context=False), structure.changes
+
+
+def eventless_guards(model: MachineModel) -> list[str]:
+    """The named guards of `always` transitions, in document order.
+
+    Assumed true, two of them can chase each other for ever (`a` -> `b` when "has matches",
+    `b` -> `a` when "no matches": both hold), and the structure never settles; assumed false,
+    the machine still moves on its events.
+    """
+    names: list[str] = []
+    for node in model.root.walk():
+        for transition in node.transitions:
+            guard = transition.guard
+            if transition.kind == "always" and guard is not None and not guard.is_builtin and guard.type not in names:
+                names.append(guard.type)
+    return names

@@ -114,7 +114,9 @@ OUTPUT_SCHEMA: dict[str, Any] = {
             "description": "How the machine was traversed. mode native: as given, inline code run in the sandbox; "
                            "mode structural: its inline code could not run (reason), so its structure was traversed: "
                            "guards assumed (inlineGuards lists the inline ones by the name `guards` can set), context "
-                           "and data actions left out (droppedActions, droppedCode). truncation explains a cut.",
+                           "and data actions left out (droppedActions, droppedCode); where guards assumed true make "
+                           "eventless transitions loop, the guards of eventless transitions are assumed false "
+                           "(eventlessGuardsAssumedFalse). truncation explains a cut.",
             "properties": {
                 "mode": {"type": "string", "enum": ["native", "structural"]},
                 "reason": {"type": "string"},
@@ -124,6 +126,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                 "droppedActions": {"type": "array", "items": {"type": "string"}},
                 "droppedCode": {"type": "array", "items": {"type": "string"}},
                 "contextDropped": {"type": "boolean"},
+                "eventlessGuardsAssumedFalse": {"type": "array", "items": {"type": "string"}},
                 "truncation": {"type": "string"},
             },
             "required": ["mode", "assumedGuards", "assumedActors"],
