@@ -22,7 +22,7 @@ from statekit.render.app import app_html
 from statekit.render.xgraph_view import machine_xgraph
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
-from machines import PLAYER, chain_machine
+from machines import PLAYER, chain_machine, many_loops, wide_parallel, xstate_suite_machines
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -41,6 +41,28 @@ def _missing() -> str | None:
 
 def _tool_result(structured: dict[str, Any]) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": "drawn"}], "structuredContent": structured}
+
+
+#: Machines whose every level the browser checks for labels over states or other labels: the
+#: largest of XState's own test suite (written by nobody here) and two shapes that used to fail.
+def _laid_out_machines() -> dict[str, dict[str, Any]]:
+    from statekit.formats import write_format
+
+    largest = sorted(xstate_suite_machines(), key=lambda item: -len(item[1].nodes))[:6]
+    machines = {name: write_format(model, "xstate-json")[1] for name, model in largest}
+    machines["many_loops"] = many_loops()
+    machines["wide_parallel"] = wide_parallel(8)
+    return machines
+
+
+def _laid_out_results() -> dict[str, Any]:
+    results = {}
+    for name, machine in _laid_out_machines().items():
+        result = tools.call("visualize_machine", {"machine": machine})
+        result.pop("_images")
+        assert "layoutJson" in result["interactive"], result["interactive"].get("layoutReason")
+        results[name] = _tool_result(result)
+    return results
 
 
 def _fixtures() -> dict[str, Any]:
@@ -71,6 +93,7 @@ def _fixtures() -> dict[str, Any]:
             "not_structured": {"content": [{"type": "text", "text": "old"}]},
             "big": _tool_result(big),
         },
+        "laidOut": _laid_out_results(),
     }
 
 

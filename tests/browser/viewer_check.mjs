@@ -261,6 +261,73 @@ for (const [name, status, text] of shapes) {
   await app.context.close();
 }
 
+// ---------------------------------------------------------------- the engine's layout, read
+// Where a label overlaps a state (box, history circle, stub, initial dot) or another label, in
+// the drawing's own units; and where a state is not where the engine's layout put it.
+async function layoutProblems(app) {
+  return app.appFrame.evaluate(() => {
+    const slack = 1.0;
+    const box = (element) => { const b = element.getBBox(); return { x0: b.x, y0: b.y, x1: b.x + b.width, y1: b.y + b.height }; };
+    const hit = (a, b) => a.x0 + slack < b.x1 && b.x0 + slack < a.x1 && a.y0 + slack < b.y1 && b.y0 + slack < a.y1;
+    const labels = Array.from(document.querySelectorAll(".edge-label")).map((g) => ({ text: g.textContent, b: box(g) }));
+    const states = Array.from(document.querySelectorAll(
+      "[data-state-id]:not(.region-group) .box, [data-ghost-id] .box, .initial")).map((e) => ({
+      id: (e.closest("[data-state-id], [data-ghost-id]") || e).getAttribute("data-state-id") || "marker", b: box(e) }));
+    const problems = [];
+    labels.forEach((label, index) => {
+      states.forEach((state) => { if (hit(label.b, state.b)) { problems.push(`label ${label.text} on state ${state.id}`); } });
+      labels.slice(index + 1).forEach((other) => { if (hit(label.b, other.b)) { problems.push(`label ${label.text} on label ${other.text}`); } });
+    });
+    return { problems, labels: labels.length, states: states.length, layout: document.body.dataset.layout };
+  });
+}
+
+// The boxes the viewer drew for the states, by id, to compare with the layout the PNG was drawn from.
+const drawnBoxes = (app) => app.appFrame.evaluate(() => Object.fromEntries(
+  Array.from(document.querySelectorAll("[data-state-id]:not(.region-group) .box")).map((shape) => {
+    const a = (key) => Number(shape.getAttribute(key));
+    const box = shape.tagName === "circle" ? [a("cx") - a("r"), a("cy") - a("r"), 2 * a("r"), 2 * a("r")]
+      : [a("x"), a("y"), a("width"), a("height")];
+    return [shape.closest("[data-state-id]").getAttribute("data-state-id"), box];
+  })));
+
+for (const [name, result] of Object.entries(fixtures.laidOut)) {
+  const app = await openApp(result, { machine: name });
+  await waitFor(app, () => document.body.dataset.status === "ready");
+  const layout = JSON.parse(result.structuredContent.interactive.layoutJson);
+  const levels = [await app.appFrame.evaluate(() => document.body.dataset.parent)];
+  // every level: the root, then each container drawn on it, one double click in
+  const containers = await app.frame.locator("[data-state-id].container").evaluateAll(
+    (els) => els.map((e) => e.getAttribute("data-state-id")));
+  let checkedLevels = 0;
+  for (const target of [null, ...containers]) {
+    if (target !== null) {
+      await app.frame.locator(`[data-state-id="${target.replace(/"/g, '\\"')}"]`).first().dblclick();
+      await waitFor(app, (id) => document.body.dataset.parent === id, target).catch(() => {});
+      if ((await body(app, "parent")) !== target) { continue; }
+    }
+    const parent = await body(app, "parent");
+    const found = await layoutProblems(app);
+    check(`${name} ${parent}: drawn from the engine's layout`, found.layout === "engine", found.layout);
+    check(`${name} ${parent}: no label over a state or another label`, found.problems.length === 0, found.problems.slice(0, 5));
+    const expected = layout.views[parent];
+    const drawn = await drawnBoxes(app);
+    const moved = (expected ? expected.states : []).filter((state) => state.id in drawn &&
+      drawn[state.id].some((value, index) => Math.abs(value - state.box[index]) > 0.06)).map((state) => state.id);
+    check(`${name} ${parent}: every state where the PNG's layout has it`,
+      expected !== undefined && moved.length === 0 && Object.keys(drawn).length === expected.states.length, moved);
+    checkedLevels++;
+    if (target !== null) {
+      await app.page.keyboard.press("Escape");
+      await waitFor(app, (id) => document.body.dataset.parent === id, levels[0]).catch(() => {});
+    }
+  }
+  check(`${name}: levels checked`, checkedLevels >= 1, checkedLevels);
+  await shot(app, `10-laid-out-${name.slice(0, 60)}`);
+  check(`${name}: no script errors`, app.errors.length === 0, app.errors);
+  await app.context.close();
+}
+
 await browser.close();
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from pathlib import Path
 from typing import Any
+
+from statekit.extract import extract_machines
+from statekit.model.core import MachineModel
+from statekit.tools.inputs import load_model
+
+XSTATE_SUITE = Path(__file__).resolve().parents[1] / "oracle" / "inline" / "xstate"
 
 HOSTILE_EVENT = "<script>alert(1)</script>"
 HOSTILE_STATE = '<img src=x onerror="window.parent.pwned=1;window.pwned=1">'
@@ -87,3 +96,59 @@ def chain_machine(states: int, group: int = 10) -> dict[str, Any]:
     last = f"g{index - 1}"
     groups[last]["on"] = {"DONE": "g0"}
     return {"id": f"chain{states}", "initial": "g0", "states": groups}
+
+
+def wide_parallel(regions: int) -> dict[str, Any]:
+    """A parallel root of `regions` regions, each a three-state cycle."""
+    states = {}
+    for number in range(regions):
+        states[f"region{number}"] = {
+            "initial": "idle",
+            "states": {
+                "idle": {"on": {f"START_{number}": "busy"}},
+                "busy": {"on": {f"FINISH_{number}": "idle", f"FAIL_{number}": "failed"}},
+                "failed": {"on": {f"RETRY_{number}": "busy"}},
+            },
+        }
+    return {"id": "wide", "type": "parallel", "states": states}
+
+
+def many_loops() -> dict[str, Any]:
+    """A todo list's shape: the root reacts to many events without leaving its state."""
+    events = ["newTodo.change", "newTodo.commit", "todo.commit", "todo.delete", "filter.change", "todo.mark"]
+    return {
+        "id": "todos",
+        "initial": "ready",
+        "states": {
+            "ready": {
+                "on": {
+                    **{event: {"actions": "assign"} for event in events},
+                    "REFRESH": {"target": "ready", "reenter": True},
+                    "LOAD": "loading",
+                }
+            },
+            "loading": {"on": {"LOADED": "ready", "PING": {"actions": "pong"}}},
+        },
+        "on": {"CLEAR": {"actions": "clearAll"}},
+    }
+
+
+@cache
+def xstate_suite_machines() -> list[tuple[str, MachineModel]]:
+    """Every distinct machine of XState's test suite with five or more states."""
+    seen: set[str] = set()
+    found: list[tuple[str, MachineModel]] = []
+    for path in sorted(XSTATE_SUITE.glob("*.json")):
+        for case in json.loads(path.read_text(encoding="utf-8")):
+            for machine in extract_machines(case["source"], "case.ts")["machines"]:
+                key = json.dumps(machine["config"], sort_keys=True)
+                if key in seen:
+                    continue
+                seen.add(key)
+                try:
+                    model = load_model(machine["config"])
+                except Exception:  # the suite also holds machines XState itself rejects
+                    continue
+                if len(model.nodes) >= 5:
+                    found.append((case["name"], model))
+    return found

@@ -6,15 +6,11 @@ XState's own test suite (tests/oracle/inline/xstate) nobody here wrote."""
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
-from machines import PLAYER, chain_machine
+from machines import PLAYER, chain_machine, many_loops, wide_parallel, xstate_suite_machines
 
-from statekit.extract import extract_machines
 from statekit.model import parse_machine
 from statekit.model.core import MachineModel
 from statekit.render import DrawOptions, find_engine, machine_dot, parent_node_ids
@@ -22,9 +18,7 @@ from statekit.render.draw import parent_view
 from statekit.render.engine import LayoutEngine
 from statekit.render.geometry import Box, LaidEdge, LaidNode, Layout, label_collisions
 from statekit.render.layout import MAX_ASPECT, lay_out
-from statekit.tools.inputs import load_model
 
-XSTATE_SUITE = Path(__file__).resolve().parents[1] / "oracle" / "inline" / "xstate"
 needs_engine = pytest.mark.needs(find_engine(), "a layout engine (graphviz-pure or dot)", "pip install -e '.[render]'")
 
 
@@ -36,27 +30,6 @@ def _engine() -> LayoutEngine:
 
 def _laid_out(model: MachineModel, options: DrawOptions | None = None) -> Layout:
     return lay_out(model, options or DrawOptions(), _engine(), ()).layout
-
-
-@cache
-def xstate_suite_machines() -> list[tuple[str, MachineModel]]:
-    """Every distinct machine of XState's test suite with five or more states."""
-    seen: set[str] = set()
-    found: list[tuple[str, MachineModel]] = []
-    for path in sorted(XSTATE_SUITE.glob("*.json")):
-        for case in json.loads(path.read_text(encoding="utf-8")):
-            for machine in extract_machines(case["source"], "case.ts")["machines"]:
-                key = json.dumps(machine["config"], sort_keys=True)
-                if key in seen:
-                    continue
-                seen.add(key)
-                try:
-                    model = load_model(machine["config"])
-                except Exception:  # the suite also holds machines XState itself rejects
-                    continue
-                if len(model.nodes) >= 5:
-                    found.append((case["name"], model))
-    return found
 
 
 def test_the_xstate_suite_is_here() -> None:
@@ -165,21 +138,6 @@ def test_compound_states_show_entry_exit_invoke_and_tags_in_the_whole_drawing() 
 # ---------------------------------------------------------------- (c) wide parallel machines
 
 
-def wide_parallel(regions: int) -> dict[str, Any]:
-    """A parallel root of `regions` regions, each a three-state cycle."""
-    states = {}
-    for number in range(regions):
-        states[f"region{number}"] = {
-            "initial": "idle",
-            "states": {
-                "idle": {"on": {f"START_{number}": "busy"}},
-                "busy": {"on": {f"FINISH_{number}": "idle", f"FAIL_{number}": "failed"}},
-                "failed": {"on": {f"RETRY_{number}": "busy"}},
-            },
-        }
-    return {"id": "wide", "type": "parallel", "states": states}
-
-
 @needs_engine
 @pytest.mark.parametrize(("regions", "direction"), [(4, "down"), (8, "down"), (12, "down"), (8, "right")])
 def test_wide_parallel_states_wrap_to_a_readable_aspect_ratio(regions: int, direction: str) -> None:
@@ -200,26 +158,6 @@ def test_a_parallel_state_that_fits_stays_in_one_row() -> None:
 
 
 # ---------------------------------------------------------------- (d) self and targetless lists
-
-
-def many_loops() -> dict[str, Any]:
-    """A todo list's shape: the root reacts to many events without leaving its state."""
-    events = ["newTodo.change", "newTodo.commit", "todo.commit", "todo.delete", "filter.change", "todo.mark"]
-    return {
-        "id": "todos",
-        "initial": "ready",
-        "states": {
-            "ready": {
-                "on": {
-                    **{event: {"actions": "assign"} for event in events},
-                    "REFRESH": {"target": "ready", "reenter": True},
-                    "LOAD": "loading",
-                }
-            },
-            "loading": {"on": {"LOADED": "ready", "PING": {"actions": "pong"}}},
-        },
-        "on": {"CLEAR": {"actions": "clearAll"}},
-    }
 
 
 @needs_engine

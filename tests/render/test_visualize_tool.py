@@ -114,3 +114,65 @@ def test_the_summary_counts_states_without_the_root() -> None:
     summary = visualize_tools.summarize(tools.call("visualize_machine", {"machine": machine}))
     if "Interactive graph ready" in summary:
         assert "Interactive graph ready: 2 states, 1 transitions." in summary
+
+
+@needs_engine
+def test_the_viewer_gets_the_layout_the_pngs_were_drawn_from() -> None:
+    """layoutJson holds, per parent, the positions of the very engine run that drew its PNG."""
+    from statekit.model import parse_machine
+    from statekit.render import parent_node_ids, render_parent_pngs
+    from statekit.render.draw import PNG_DPI
+
+    result = tools.call("visualize_machine", {"machine": PLAYER})
+    layout = json.loads(result["interactive"]["layoutJson"])
+    graph = json.loads(result["interactive"]["graphJson"])
+    assert layout["version"] == 1 and layout["direction"] == "down"
+    model = parse_machine(PLAYER)
+    assert sorted(layout["views"]) == sorted(parent_node_ids(model))
+    images = render_parent_pngs(model, parent_node_ids(model))
+    edge_ids = {edge["id"] for edge in graph["edges"]}
+    for image in images:
+        assert image.parent_node_id is not None and image.drawing is not None
+        laid = image.drawing.layout
+        view = layout["views"][image.parent_node_id]
+        # the PNG is this layout at 144 dpi, plus Graphviz's pad of 0.15 inch on each side
+        assert abs(image.width - (laid.width / 72 + 0.3) * PNG_DPI) <= 1
+        assert abs(image.height - (laid.height / 72 + 0.3) * PNG_DPI) <= 1
+        names = image.drawing.names
+        for state in view["states"]:
+            assert state["box"] == laid.nodes[names[state["id"]]].box.rounded()
+        for frame in view["frames"]:
+            assert frame["box"] == laid.frames[f"cluster_{names[frame['id']]}"].box.rounded()
+        for edge in view["edges"]:
+            assert set(edge["ids"]) <= edge_ids
+            assert edge["ids"] or edge["initialOf"] is not None
+    root = layout["views"]["player"]
+    assert {state["id"] for state in root["states"]} == {
+        "player.paused", "player.playing", "player.stopped", next(n["id"] for n in graph["nodes"] if "<img" in n["id"])
+    }
+    playing = next(state for state in root["states"] if state["id"] == "player.playing")
+    assert playing["collapsed"] and [line[0] for line in playing["lines"]] == ["playing", "[7 substates]"]
+
+
+@needs_engine
+def test_parents_without_a_png_still_get_a_layout(limits: visualize_tools.VisualizeLimits) -> None:
+    visualize_tools.configure_limits(max_png_images=1)
+    result = tools.call("visualize_machine", {"machine": PLAYER})
+    assert len(result["pngFallback"]["images"]) == 1
+    assert len(json.loads(result["interactive"]["layoutJson"])["views"]) == 4
+
+
+@needs_engine
+def test_a_layout_over_the_byte_cap_is_left_out_with_a_reason(limits: visualize_tools.VisualizeLimits) -> None:
+    graph_only = tools.call("visualize_machine", {"machine": PLAYER})["interactive"]["byteLength"]
+    visualize_tools.configure_limits(max_graph_bytes=graph_only + 10)
+    interactive = tools.call("visualize_machine", {"machine": PLAYER})["interactive"]
+    assert interactive["status"] == "ready" and "layoutJson" not in interactive
+    assert "over the" in interactive["layoutReason"]
+
+
+def test_without_an_engine_the_viewer_lays_levels_out_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STATEKIT_GRAPHVIZ", "none")
+    interactive = tools.call("visualize_machine", {"machine": PLAYER})["interactive"]
+    assert interactive["status"] == "ready" and "layoutJson" not in interactive
+    assert "no layout engine" in interactive["layoutReason"]

@@ -426,7 +426,8 @@ def _endpoint(
     if state_id not in externals:
         externals[state_id] = f"x{len(externals)}"
         lines.append(
-            f"  {externals[state_id]} [label={quote('#' + clip(state_id))}, style=\"dashed,rounded\", "
+            f"  {externals[state_id]} [id={quote('stub:' + state_id)}, label={quote('#' + clip(state_id))}, "
+            'style="dashed,rounded", '
             f"color={quote(MUTED)}, fontcolor={quote(MUTED)}, fontsize=10{_pos(view, externals[state_id])}];"
         )
     return externals[state_id]

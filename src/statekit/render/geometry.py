@@ -51,10 +51,25 @@ class Box:
 
 
 @dataclass(frozen=True, slots=True)
+class TextLine:
+    """One line of text as the engine drew it: left edge, baseline, width, font size."""
+
+    text: str
+    x: float
+    baseline: float
+    width: float
+    size: float
+
+
+@dataclass(frozen=True, slots=True)
 class LaidNode:
     name: str
     box: Box
     visible: bool
+    #: The text lines drawn in the node, top to bottom.
+    lines: tuple[TextLine, ...] = ()
+    #: The DOT `id` attribute ("" when none).
+    node_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +79,7 @@ class LaidFrame:
     title: Box | None
     #: DOT names of the nodes inside the frame (at any depth).
     members: tuple[str, ...] = ()
+    lines: tuple[TextLine, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +92,8 @@ class LaidEdge:
     points: tuple[tuple[float, float], ...]
     label: Box | None
     text: str
+    lines: tuple[TextLine, ...] = ()
+    dashed: bool = False
 
 
 @dataclass
@@ -108,7 +126,11 @@ def parse_layout(data: bytes | str) -> Layout:
             left, bottom, right, top = (float(part) for part in str(item["bb"]).split(","))
             members = tuple(names[index] for index in item.get("nodes", []) if index in names)
             layout.frames[name] = LaidFrame(
-                name, Box(left, flip - top, right, flip - bottom), _text_box(item.get("_ldraw_"), flip), members
+                name,
+                Box(left, flip - top, right, flip - bottom),
+                _text_box(item.get("_ldraw_"), flip),
+                members,
+                _lines(item.get("_ldraw_"), flip),
             )
             continue
         if "pos" not in item:
@@ -117,7 +139,9 @@ def parse_layout(data: bytes | str) -> Layout:
         width = float(item.get("width", 0)) * 72
         height = float(item.get("height", 0)) * 72
         visible = "invis" not in str(item.get("style", ""))
-        layout.nodes[name] = LaidNode(name, box(cx, cy, width, height), visible)
+        layout.nodes[name] = LaidNode(
+            name, box(cx, cy, width, height), visible, _lines(item.get("_ldraw_"), flip), str(item.get("id", ""))
+        )
     for item in document.get("edges", []):
         label = _text_box(item.get("_ldraw_"), flip) or _text_box(item.get("_xldraw_"), flip)
         text = str(item.get("label") or item.get("xlabel") or "")
@@ -129,9 +153,30 @@ def parse_layout(data: bytes | str) -> Layout:
                 _route(str(item.get("pos", "")), flip),
                 label,
                 text.strip(),
+                _lines(item.get("_ldraw_"), flip) or _lines(item.get("_xldraw_"), flip),
+                "dashed" in str(item.get("style", "")),
             )
         )
     return layout
+
+
+def _lines(operations: Any, flip: float) -> tuple[TextLine, ...]:
+    """The text lines an xdot operation list draws, in order, with where they were drawn."""
+    if not isinstance(operations, list):
+        return ()
+    size = 14.0
+    lines: list[TextLine] = []
+    for operation in operations:
+        if operation.get("op") == "F":
+            size = float(operation["size"])
+        elif operation.get("op") == "T":
+            x, baseline = (float(value) for value in operation["pt"])
+            width = float(operation["width"])
+            left = {"l": x, "r": x - width}.get(str(operation.get("align")), x - width / 2)
+            # xdot text has its backslashes doubled (in Graphviz's JSON writer too)
+            text = str(operation["text"]).replace("\\\\", "\\")
+            lines.append(TextLine(text, left, flip - baseline, width, size))
+    return tuple(lines)
 
 
 def _text_box(operations: Any, flip: float) -> Box | None:

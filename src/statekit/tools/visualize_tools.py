@@ -13,13 +13,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.errors import ToolError
+from statekit.model.core import MachineModel
 from statekit.render import (
     DIRECTIONS,
+    PngImage,
     RenderUnavailable,
+    find_engine,
     parent_node_ids,
+    parent_view,
     render_parent_pngs,
 )
 from statekit.render.app import APP_URI
+from statekit.render.edges import drawn_edges
+from statekit.render.layout import LaidOutDrawing, lay_out
+from statekit.render.viewer_layout import viewer_layouts
 from statekit.render.xgraph_view import machine_xgraph
 from statekit.tools.arguments import MACHINE_ARGUMENT
 from statekit.tools.inputs import load_model
@@ -92,6 +99,15 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                 },
                 "byteLength": {"type": "integer", "minimum": 0},
                 "reason": {"type": "string"},
+                "layoutJson": {
+                    "type": "string",
+                    "description": "The layout of each parent's view as the PNG draws it (JSON "
+                    "string: {version, direction, views: {parentId: {frames, states, edges, ...}}}).",
+                },
+                "layoutReason": {
+                    "type": "string",
+                    "description": "Why layoutJson is missing (the viewer then lays levels out itself).",
+                },
             },
             "required": ["status"],
             "additionalProperties": False,
@@ -130,7 +146,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-def _interactive(graph: dict[str, Any]) -> dict[str, Any]:
+def _interactive(graph: dict[str, Any], layouts: dict[str, Any] | None, layout_reason: str | None) -> dict[str, Any]:
     text = json.dumps(graph, ensure_ascii=False, separators=(",", ":"))
     size = len(text.encode("utf-8"))
     if size > LIMITS.max_graph_bytes:
@@ -139,7 +155,42 @@ def _interactive(graph: dict[str, Any]) -> dict[str, Any]:
             "byteLength": size,
             "reason": f"the graph is {size} bytes, over the {LIMITS.max_graph_bytes}-byte limit",
         }
-    return {"status": "ready", "graphJson": text, "byteLength": size}
+    result: dict[str, Any] = {"status": "ready", "graphJson": text, "byteLength": size}
+    if layouts is not None:
+        layout_text = json.dumps(layouts, ensure_ascii=False, separators=(",", ":"))
+        layout_size = len(layout_text.encode("utf-8"))
+        if size + layout_size <= LIMITS.max_graph_bytes:
+            result["layoutJson"] = layout_text
+        else:
+            layout_reason = (
+                f"the graph and its layout are {size + layout_size} bytes, over the "
+                f"{LIMITS.max_graph_bytes}-byte limit"
+            )
+    if "layoutJson" not in result and layout_reason is not None:
+        result["layoutReason"] = layout_reason
+    return result
+
+
+#: Parent views laid out for the viewer beyond those drawn as PNGs (parentNodeIds, image cap).
+MAX_EXTRA_LAYOUTS = 100
+
+
+def _viewer_drawings(
+    model: MachineModel, images: list[PngImage], direction: str
+) -> dict[str, LaidOutDrawing]:
+    """The layout of every parent's view: the PNGs' own, plus the parents not drawn as PNGs."""
+    drawings = {
+        image.parent_node_id: image.drawing
+        for image in images
+        if image.parent_node_id is not None and image.drawing is not None
+    }
+    engine = find_engine()
+    missing = [parent for parent in parent_node_ids(model) if parent not in drawings][:MAX_EXTRA_LAYOUTS]
+    if engine is not None and missing:
+        edges = drawn_edges(model)
+        for parent in missing:
+            drawings[parent] = lay_out(model, parent_view(model, parent, direction), engine, (), edges=edges)
+    return drawings
 
 
 def _requested_parents(arguments: dict[str, Any], available: list[str]) -> list[str]:
@@ -164,11 +215,20 @@ def visualize(arguments: dict[str, Any]) -> dict[str, Any]:
     drawn, omitted = parents[: LIMITS.max_png_images], parents[LIMITS.max_png_images :]
     png: dict[str, Any]
     blocks: list[dict[str, str]] = []
+    graph = machine_xgraph(model)
+    layouts: dict[str, Any] | None = None
+    layout_reason: str | None = None
     try:
         images = render_parent_pngs(model, drawn, direction=direction)
     except RenderUnavailable as error:
         png = {"status": "unavailable", "images": [], "reason": str(error)}
+        layout_reason = str(error)
     else:
+        try:
+            drawings = _viewer_drawings(model, images, direction)
+            layouts = viewer_layouts(model, graph, drawings, drawn_edges(model), direction)
+        except RenderUnavailable as error:
+            layout_reason = str(error)
         png = {
             "status": "ready",
             "images": [
@@ -187,7 +247,7 @@ def visualize(arguments: dict[str, Any]) -> dict[str, Any]:
         png["omittedParentNodeIds"] = omitted
     return {
         "schemaVersion": SCHEMA_VERSION,
-        "interactive": _interactive(machine_xgraph(model)),
+        "interactive": _interactive(graph, layouts, layout_reason),
         "pngFallback": png,
         IMAGES_KEY: blocks,
     }

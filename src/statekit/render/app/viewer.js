@@ -10,6 +10,7 @@
 
   var view = {
     graph: null,          // {nodes: Map, children: Map, edges: [], rootId}
+    layouts: null,        // {views: {parentId: laid-out view}} from the engine, when the result has them
     parentId: null,       // the state whose children are on screen
     mode: "pan",
     zoom: 1, panX: 0, panY: 0,
@@ -33,7 +34,9 @@
     if (content.schemaVersion === "2.0") {
       var interactive = content.interactive || {};
       if (interactive.status === "ready" && typeof interactive.graphJson === "string") {
-        return parseGraph(interactive.graphJson);
+        var decoded = parseGraph(interactive.graphJson);
+        if (decoded.graph && typeof interactive.layoutJson === "string") { decoded.layouts = parseLayouts(interactive.layoutJson); }
+        return decoded;
       }
       return { error: "The interactive graph is unavailable: " + (interactive.reason || "no reason given") };
     }
@@ -48,6 +51,14 @@
     }
     if (typeof content.graphError === "string") { return { error: content.graphError }; }
     return { rerun: true };
+  }
+
+  // The engine's layout of each parent's view (the PNGs' own), or null: levels are then laid out here.
+  function parseLayouts(text) {
+    var data;
+    try { data = JSON.parse(text); } catch (e) { return null; }
+    if (!data || data.version !== 1 || !data.views || typeof data.views !== "object") { return null; }
+    return data;
   }
 
   function parseGraph(text) {
@@ -458,6 +469,133 @@
     ["frame", "edges", "states", "labels"].forEach(function (name) {
       layers[name] = el("g", { "class": "layer-" + name }, viewport);
     });
+    var laid = view.layouts && Object.prototype.hasOwnProperty.call(view.layouts.views, view.parentId)
+      ? view.layouts.views[view.parentId] : null;
+    document.body.dataset.layout = laid ? "engine" : "own";
+    if (laid) { renderLaidOut(laid); } else { renderOwnLayout(); }
+    updateChrome();
+  }
+
+  // ---------------------------------------------------------------- the engine's layout
+
+  // Text exactly where the engine drew it: same baseline and size, centred on the engine's line;
+  // squeezed to the engine's width when the host's font runs wider, so text never leaves its box.
+  function drawLines(parent, lines, classFor, padded) {
+    (Array.isArray(lines) ? lines : []).forEach(function (line, index) {
+      if (!Array.isArray(line) || line.length < 5) { return; }
+      var content = String(line[0]).trim();
+      var x = Number(line[1]), y = Number(line[2]), w = Number(line[3]), size = Number(line[4]);
+      var t = el("text", { x: x + w / 2, y: y, "text-anchor": "middle" }, parent);
+      var cls = classFor(index);
+      if (cls) { t.setAttribute("class", cls); }
+      t.style.fontSize = size + "px";
+      t.textContent = content; // text, never parsed: labels are data, not markup
+      var room = w - (padded ? size * 0.56 : 0); // the engine's width includes the padding spaces
+      var used = 0;
+      try { used = t.getComputedTextLength(); } catch (e) { used = 0; }
+      if (used > room && room > 0) {
+        t.setAttribute("textLength", room);
+        t.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
+    });
+  }
+
+  function bezierPath(points) {
+    if (!points.length) { return ""; }
+    var d = "M" + points[0][0] + "," + points[0][1];
+    for (var i = 1; i + 2 < points.length; i += 3) {
+      d += " C" + points[i][0] + "," + points[i][1] + " " + points[i + 1][0] + "," + points[i + 1][1] + " " +
+        points[i + 2][0] + "," + points[i + 2][1];
+    }
+    return d;
+  }
+
+  // The arrowhead as Graphviz draws it: a triangle from the route's end to the tip.
+  function arrowhead(parent, points, tip) {
+    if (!tip || !points.length) { return; }
+    var base = points[points.length - 1];
+    var dx = tip[0] - base[0], dy = tip[1] - base[1];
+    var length = Math.sqrt(dx * dx + dy * dy) || 1;
+    var nx = -dy / length * length * 0.36, ny = dx / length * length * 0.36;
+    el("path", { "class": "arrowhead", d: "M" + tip[0] + "," + tip[1] + " L" + (base[0] + nx) + "," + (base[1] + ny) +
+      " L" + (base[0] - nx) + "," + (base[1] - ny) + " Z" }, parent);
+  }
+
+  function renderLaidOut(laid) {
+    var parent = node(view.parentId);
+    var enabled = new Set(view.mode === "simulate" ? enabledEdges().map(function (e) { return e.id; }) : []);
+    var edgesById = new Map(view.graph.edges.map(function (e) { return [e.id, e]; }));
+    laid.frames.forEach(function (frame) {
+      var b = frame.box;
+      if (frame.root) {
+        var level = el("g", { "class": "level", "data-parent-id": view.parentId }, layers.frame);
+        el("rect", { "class": "frame" + (parent.type === "parallel" ? " parallel" : ""), x: b[0], y: b[1], width: b[2], height: b[3], rx: 10 }, level);
+        drawLines(level, frame.lines, function (i) { return i ? "frame-sub" : "frame-title"; }, false);
+        return;
+      }
+      if (!view.graph.nodes.has(frame.id)) { return; }
+      var g = el("g", { "class": "state region-group" + stateClasses(frame.id), "data-state-id": frame.id }, layers.states);
+      el("rect", { "class": "region box", x: b[0], y: b[1], width: b[2], height: b[3], rx: 6 }, g);
+      drawLines(g, frame.lines, function (i) { return i ? "region-sub" : "region-title"; }, false);
+    });
+    laid.states.forEach(function (state) {
+      if (!view.graph.nodes.has(state.id)) { return; }
+      var n = node(state.id), b = state.box;
+      var cls = "state " + n.type + (kids(state.id).length ? " container" : "") + stateClasses(state.id);
+      var g = el("g", { "class": cls, "data-state-id": state.id, tabindex: -1 }, layers.states);
+      if (n.type === "history") {
+        el("circle", { "class": "box", cx: b[0] + b[2] / 2, cy: b[1] + b[3] / 2, r: b[2] / 2 }, g);
+      } else {
+        el("rect", { "class": "box" + (state.collapsed ? " collapsed" : ""), x: b[0], y: b[1], width: b[2], height: b[3], rx: 8 }, g);
+        if (n.type === "final") {
+          el("rect", { x: b[0] + 4, y: b[1] + 4, width: Math.max(0, b[2] - 8), height: Math.max(0, b[3] - 8), rx: 6, fill: "none" }, g);
+        }
+      }
+      drawLines(g, state.lines, function (i) { return i ? "sub" : ""; }, false);
+      var full = el("title", {}, g); full.textContent = n.label;
+    });
+    laid.initials.forEach(function (marker) {
+      var b = marker.box;
+      el("circle", { "class": "initial", cx: b[0] + b[2] / 2, cy: b[1] + b[3] / 2, r: Math.max(3, b[2] / 2), "data-initial-of": marker.of }, layers.states);
+    });
+    laid.stubs.forEach(function (stub) {
+      var b = stub.box;
+      var g = el("g", { "class": "state ghost", "data-ghost-id": stub.id }, layers.states);
+      el("rect", { "class": "box", x: b[0], y: b[1], width: b[2], height: b[3], rx: 6 }, g);
+      drawLines(g, stub.lines, function () { return ""; }, false);
+    });
+    laid.edges.forEach(function (drawn) {
+      var points = Array.isArray(drawn.points) ? drawn.points : [];
+      if (drawn.initialOf) {
+        var arrow = el("g", { "class": "initial-arrow", "data-initial-arrow-of": drawn.initialOf }, layers.edges);
+        el("path", { d: bezierPath(points) }, arrow);
+        arrowhead(arrow, points, drawn.tip);
+        return;
+      }
+      var edges = (drawn.ids || []).map(function (id) { return edgesById.get(id); }).filter(Boolean);
+      if (!edges.length) { return; }
+      var primary = edges.filter(function (e) { return enabled.has(e.id); })[0] || edges[0];
+      var on = enabled.has(primary.id);
+      var selected = view.selected && view.selected.kind === "edge" && edges.some(function (e) { return e.id === view.selected.id; });
+      var cls = "edge" + (drawn.dashed ? " targetless" : "") + (on ? " enabled" : "") + (selected ? " selected" : "");
+      var g = el("g", { "class": cls, "data-edge-id": primary.id, "data-edge-ids": edges.map(function (e) { return e.id; }).join(" "),
+        "data-source-id": primary.sourceId, "data-target-id": primary.targetId }, layers.edges);
+      el("path", { d: bezierPath(points) }, g);
+      arrowhead(g, points, drawn.tip);
+      if (drawn.label) {
+        var b = drawn.label.box;
+        var label = el("g", { "class": "edge-label" + (on ? " enabled" : ""), "data-edge-id": primary.id }, layers.labels);
+        el("rect", { x: b[0], y: b[1], width: b[2], height: b[3], rx: 3 }, label);
+        drawLines(label, drawn.label.lines, function () { return ""; }, true);
+      }
+    });
+    view.bounds = contentBounds({ x: 0, y: 0, width: laid.width, height: laid.height });
+  }
+
+  // ---------------------------------------------------------------- the viewer's own layout
+  // (results saved before visualize_machine sent layouts, or drawn without a layout engine)
+
+  function renderOwnLayout() {
     var level = layoutLevel(view.parentId, horizontal());
     var parent = node(view.parentId);
     var pad = 28, titleH = 30;
@@ -489,7 +627,6 @@
     drawEdges(level, boxes, { x: 0, y: 0, w: frameW, h: frameH });
     growFrame(frameRect, frameW, frameH);
     view.bounds = contentBounds({ x: 0, y: 0, width: frameW, height: frameH });
-    updateChrome();
   }
 
   // Labels are placed after the layout, so the frame grows to hold any that stick out of it.
@@ -884,6 +1021,7 @@
     if (decoded.rerun) { view.graph = null; showMessage("rerun", RERUN); return; }
     if (decoded.error) { view.graph = null; showMessage("error", decoded.error); return; }
     view.graph = decoded.graph;
+    view.layouts = decoded.layouts || null;
     view.parentId = kids(view.graph.rootId).length ? view.graph.rootId : view.graph.rootId;
     view.mode = "pan";
     view.selected = null;
