@@ -70,9 +70,9 @@ _INLINE_GUARD_LABEL = ("engine/algorithm.py names an inline guard in 'Unable to 
 KNOWN_DIFFERENCES: dict[str, str] = {
 }
 #: Cases statekit refuses instead of answering, because it cannot run them faithfully: name -> what
-#: its error says (`refused_xstate.json`). The reasons: actors inside context or assign (`spawn`,
-#: `self`), actor targets computed at run time (`sendTo(({context}) => context.ref, ...)`), inline actor logic in
-#: `spawnChild`, and xstate helpers called inside inline code. They are not counted as matching;
+#: its error says (`refused_xstate.json`). The reasons: what needs a running actor (`self.send`,
+#: `self.getSnapshot` inside assign), a child machine in `spawnChild`, custom actor logic held in a
+#: module const. They are not counted as matching;
 #: `test_refused_cases_fail_closed` checks that each still stops with that error (never a
 #: plausible trace), and that XState itself runs it.
 REFUSED: dict[str, str] = json.loads((INLINE_DIR / "refused_xstate.json").read_text(encoding="utf-8"))

@@ -332,3 +332,15 @@ createMachine({
     assert machine["config"]["invoke"]["input"] == {"$js": "({ context }) => ({ kinds: config.kinds, id: context.id })"}
     assert machine["implementations"]["moduleScope"] == {
         "closures": {"({ context }) => ({ kinds: config.kinds, id: context.id })": {"config": {"kinds": ["a", "b"]}}}}
+
+
+def test_a_const_holding_xstate_actor_logic_is_carried_as_logic_and_other_logic_is_not() -> None:
+    machine = only_machine("""
+import { createMachine, assign, fromPromise } from 'xstate';
+import { fromPromise as lookalike } from './mine';
+const fetcher = fromPromise(() => Promise.resolve(1));
+const other = lookalike(() => 1);
+createMachine({ context: {}, entry: assign({ a: ({ spawn }) => spawn(fetcher), b: ({ spawn }) => spawn(other) }) });""")
+    scope = machine["implementations"]["moduleScope"]
+    assert scope["logic"] == {"fetcher": "fromPromise"}  # the sandbox keeps it, never runs it
+    assert "other" in scope["unavailable"] and "other" not in scope["logic"]

@@ -59,10 +59,13 @@ def implementations_from_code(source: Mapping[str, Any], evaluator: CodeEvaluato
         define = getattr(evaluator, "define", None)
         if define is not None:
             closures = scope.get("closures")
+            logic = scope.get("logic")
+            extra: dict[str, Any] = {}
             if isinstance(closures, Mapping) and closures:
-                define(dict(scope.get("constants") or {}), dict(scope.get("unavailable") or {}), closures=closures)
-            else:
-                define(dict(scope.get("constants") or {}), dict(scope.get("unavailable") or {}))
+                extra["closures"] = closures
+            if isinstance(logic, Mapping) and logic:
+                extra["logic"] = dict(logic)
+            define(dict(scope.get("constants") or {}), dict(scope.get("unavailable") or {}), **extra)
     for name, item in _group(source, "guards").items():
         if isinstance(item, Mapping) and isinstance(item.get("code"), str):
             guards[name] = _inline_guard(item["code"], evaluator, name)

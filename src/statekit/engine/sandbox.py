@@ -257,6 +257,14 @@ _PRELUDE = """
       }
     }
   };
+  // Module consts holding actor logic (`const child = fromPromise(...)`): the logic, not run.
+  globalThis.__installLogic = function (namesJson) {
+    const kinds = parse(namesJson);
+    for (const name of keys(kinds)) {
+      if (!(kinds[name] in HELPERS)) continue;
+      Object.defineProperty(globalThis, name, { value: HELPERS[kinds[name]](), writable: false, configurable: false });
+    }
+  };
   const spawner = function (env, args, spawned) {
     return function spawn(src, options) {
       const given = options === undefined || options === null ? {} : options;
@@ -400,6 +408,7 @@ class JsSandbox:
         self.constants: dict[str, Any] = dict(constants or {})
         self.unavailable: dict[str, str] = dict(unavailable or {})
         self.closures: dict[str, dict[str, Any]] = {}
+        self.logic: dict[str, str] = {}
         self._context: Any = None
         self._call: Any = None
         self._enqueue: Any = None
@@ -415,14 +424,17 @@ class JsSandbox:
         self.spawned: list[dict[str, Any]] = []
 
     def define(self, constants: Mapping[str, Any], unavailable: Mapping[str, str] | None = None,
-               closures: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+               closures: Mapping[str, Mapping[str, Any]] | None = None,
+               logic: Mapping[str, str] | None = None) -> None:
         """Add module-scope constants (and names that cannot be carried) before the first call;
-        `closures` maps a function's source to the names it closes over (a factory's arguments)."""
+        `closures` maps a function's source to the names it closes over (a factory's arguments);
+        `logic`: consts holding actor logic made by an XState creator (`{name: "fromPromise"}`)."""
         if self._context is not None:
             raise EngineError("module constants must be defined before the sandbox runs code")
         self.constants.update(constants)
         self.unavailable.update(unavailable or {})
         self.closures.update({code: dict(names) for code, names in (closures or {}).items()})
+        self.logic.update(logic or {})
 
     def _function(self) -> Any:
         if self._call is None:
@@ -435,7 +447,7 @@ class JsSandbox:
             context.set_max_stack_size(self.stack_limit)
             context.set_time_limit(self.time_limit)
             context.eval(_PRELUDE)
-            context.eval(_globals_source(self.constants, self.unavailable, self.closures))
+            context.eval(_globals_source(self.constants, self.unavailable, self.closures, self.logic))
             self._context = context
             self._call = context.get("__call")
             self._enqueue = context.get("__enqueue")
@@ -599,7 +611,8 @@ def _revive(item: dict[str, Any]) -> Any:
 
 
 def _globals_source(constants: Mapping[str, Any], unavailable: Mapping[str, str],
-                    closures: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+                    closures: Mapping[str, Mapping[str, Any]] | None = None,
+                    logic: Mapping[str, str] | None = None) -> str:
     """JavaScript that defines the module constants (read-only bindings), the names that
     cannot be carried (reading one throws a ReferenceError naming it) and the closures."""
     # A `const` binding cannot be reassigned, but the object it holds can change (`LIST.push(x)`);
@@ -638,6 +651,10 @@ def _globals_source(constants: Mapping[str, Any], unavailable: Mapping[str, str]
     if table:
         encoded = json.dumps(table, ensure_ascii=False, allow_nan=False, default=_encode)
         lines.append(f"__closures({json.dumps(encoded)});")
+    kept = {name: kind for name, kind in (logic or {}).items()
+            if _IDENTIFIER.match(name) and kind in _LOGIC_KINDS and name not in constants}
+    if kept:  # module consts holding actor logic (`const child = fromPromise(...)`)
+        lines.append(f"__installLogic({json.dumps(json.dumps(kept))});")
     return "\n".join(lines)
 
 
@@ -649,6 +666,8 @@ XSTATE_HELPERS = frozenset({"fromPromise", "fromCallback", "fromObservable", "fr
                             "createMachine", "assertEvent",
                             "assign", "cancel", "raise", "sendTo", "sendParent", "spawnChild", "stopChild", "emit"})
 _IMPORTED_FROM_XSTATE = "imported from 'xstate'"
+#: The actor logic a module const may hold for `spawn` (`const child = fromPromise(...)`).
+_LOGIC_KINDS = frozenset({"fromPromise", "fromCallback", "fromObservable", "fromEventObservable", "fromTransition"})
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 

@@ -30,7 +30,9 @@ _NAME_TYPES = frozenset({"identifier", "shorthand_property_identifier"})
 
 def module_scope(evaluator: Evaluator, functions: Iterable[tuple[Node, Frames]]) -> dict[str, dict[str, Any]]:
     """`{"constants": {name: value}, "unavailable": {name: reason}, "closures": {source: {name:
-    value}}}` for what `functions` read.
+    value}}, "logic": {name: creator}}` for what `functions` read; `logic` holds module consts made
+    by XState's logic creators (`fromPromise(...)`), which inline code may hand to `spawn` and the
+    engine keeps without running.
 
     Each function comes with the factory calls it was made in (`incrementBy(5)` returning
     `assign({count: ({ context }) => context.count + amount})`): a parameter of such a call, or
@@ -43,6 +45,7 @@ def module_scope(evaluator: Evaluator, functions: Iterable[tuple[Node, Frames]])
     unavailable: dict[str, str] = {}
     closures: dict[str, dict[str, Any]] = {}
     ambiguous: set[tuple[str, str]] = set()
+    logic: dict[str, str] = {}
     for function, frames in functions:
         code = text(function)
         for name, at in _free_names(evaluator, function):
@@ -68,12 +71,16 @@ def module_scope(evaluator: Evaluator, functions: Iterable[tuple[Node, Frames]])
                     continue
                 own[name] = value
                 continue
-            if name in unavailable or name in constants:
+            if name in unavailable or name in constants or name in logic:
                 continue
             if binding.kind == "const" and binding.node is not None:
                 value = evaluator.value_in(frames, binding.node, name)
+                kind = None if _is_data(value) else _logic_kind(evaluator, binding.node)
                 if _is_data(value):
                     constants[name] = value
+                elif kind is not None:
+                    # `const child = fromPromise(...)`: actor logic the engine keeps without running it.
+                    logic[name] = kind
                 else:
                     unavailable[name] = _not_data("const", value)
             elif binding.kind == "import":
@@ -90,7 +97,22 @@ def module_scope(evaluator: Evaluator, functions: Iterable[tuple[Node, Frames]])
     closures = {code: names for code, names in closures.items() if names}
     if closures:
         scope["closures"] = closures
+    if logic:
+        scope["logic"] = logic
     return scope
+
+
+#: XState's creators of actor logic that a pure transition never runs (engine/sandbox.py keeps them).
+_LOGIC_CREATORS = frozenset({"fromPromise", "fromCallback", "fromObservable", "fromEventObservable", "fromTransition"})
+
+
+def _logic_kind(evaluator: Evaluator, node: Node) -> str | None:
+    """`fromPromise` for a const whose value is `fromPromise(...)` called on XState's export."""
+    if node.type != "call_expression":
+        return None
+    callee = node.child_by_field_name("function")
+    kind = evaluator.xstate_name(callee) if callee is not None else None
+    return kind if kind in _LOGIC_CREATORS else None
 
 
 def _json(value: Any) -> str:
