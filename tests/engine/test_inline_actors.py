@@ -132,7 +132,7 @@ def test_spawn_child_keeps_inline_logic_it_never_runs_and_refuses_a_child_machin
 
 def _with_xstate_imports(names: list[str], logic: dict[str, str] | None = None) -> JsSandbox:
     sandbox = JsSandbox()
-    sandbox.define({}, {name: "imported from 'xstate'" for name in names}, logic)
+    sandbox.define({}, {name: "imported from 'xstate'" for name in names}, logic=logic)
     return sandbox
 
 
