@@ -295,12 +295,18 @@ _PRELUDE = """
     if (kind === "assign" || kind === "action") args.system = SYSTEM;
     return args;
   };
+  const envs = new Map();
   globalThis.__call = function (source, argsJson, paramsJson, marked, envJson) {
     const fn = lookup(source);
     const args = load(argsJson, marked);
     if (envJson === null || envJson === undefined) return dump(fn(args, load(paramsJson, marked)));
     const spawned = [];
-    const result = dump(fn(withActor(args, parse(envJson), spawned), load(paramsJson, marked)));
+    let env = envs.get(envJson);  // one per machine and kind of code: parsed once
+    if (env === undefined) {
+      env = parse(envJson);
+      if (envs.size < 64) envs.set(envJson, env);
+    }
+    const result = dump(fn(withActor(args, env, spawned), load(paramsJson, marked)));
     if (spawned.length === 0) return result;
     return "#spawned:" + stringify({ value: result, spawned: spawned }, keepUndefined);
   };
