@@ -344,3 +344,15 @@ createMachine({ context: {}, entry: assign({ a: ({ spawn }) => spawn(fetcher), b
     scope = machine["implementations"]["moduleScope"]
     assert scope["logic"] == {"fetcher": "fromPromise"}  # the sandbox keeps it, never runs it
     assert "other" in scope["unavailable"] and "other" not in scope["logic"]
+
+
+def test_typescript_types_are_taken_out_of_kept_functions() -> None:
+    machine = only_machine("""
+type Ctx = { n: number };
+createMachine({
+  entry: function log(this: unknown, { context }: { context: Ctx }): void { console.log(context.n as number); },
+  on: { GO: { guard: ({ context }: { context: Ctx }, params?: { min: number }): boolean => context.n > params!.min } },
+});""")
+    config = machine["config"]
+    assert config["entry"]["code"] == "function log( { context }) { console.log(context.n); }"
+    assert config["on"]["GO"]["guard"]["code"] == "({ context }, params) => context.n > params.min"

@@ -15,7 +15,7 @@ from typing import Any
 
 from tree_sitter import Node
 
-from statekit.extract.syntax import text
+from statekit.extract.syntax import js_text, text
 from statekit.extract.values import (
     _FUNCTION_SCOPES,
     _SCOPE_TYPES,
@@ -47,7 +47,7 @@ def module_scope(evaluator: Evaluator, functions: Iterable[tuple[Node, Frames]])
     ambiguous: set[tuple[str, str]] = set()
     logic: dict[str, str] = {}
     for function, frames in functions:
-        code = text(function)
+        code = js_text(function)  # the source the engine gets (JsFunction.code)
         for name, at in _free_names(evaluator, function):
             binding = evaluator.binding(name, at)
             if binding is None:

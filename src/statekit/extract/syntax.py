@@ -119,6 +119,59 @@ def text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
+#: TypeScript-only syntax: removed from a function's source, which then runs as JavaScript.
+_TYPE_ONLY = frozenset({
+    "type_annotation", "type_arguments", "type_parameters", "type_predicate_annotation", "asserts_annotation",
+    "omitting_type_annotation", "opting_type_annotation", "adding_type_annotation", "type_alias_declaration",
+    "interface_declaration",
+})
+_TYPE_SUFFIXED = frozenset({"as_expression", "satisfies_expression", "non_null_expression"})
+
+
+def js_text(node: Node) -> str:
+    """The node's source with TypeScript's type syntax taken out (annotations, `as T`,
+    `satisfies T`, `x!`, `<T>`, `this: T` parameters, local type declarations), as the
+    transpiled JavaScript XState runs has it; JavaScript comes back unchanged."""
+    source = node.text or b""
+    base = node.start_byte
+    cuts: list[tuple[int, int]] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind in _TYPE_ONLY:
+            cuts.append((current.start_byte, current.end_byte))
+            continue
+        if kind in _TYPE_SUFFIXED:
+            inner = named(current)
+            if inner:
+                cuts.append((inner[0].end_byte, current.end_byte))  # ` as T`, ` satisfies T`, `!`
+                stack.append(inner[0])
+            continue
+        if kind == "required_parameter":
+            pattern = current.child_by_field_name("pattern")
+            if pattern is not None and pattern.type == "this":
+                after = current.next_sibling
+                end = after.end_byte if after is not None and after.type == "," else current.end_byte
+                cuts.append((current.start_byte, end))
+                continue
+        if kind == "optional_parameter":
+            cuts.extend((child.start_byte, child.end_byte) for child in current.children
+                        if not child.is_named and child.type == "?")
+        stack.extend(current.named_children)
+    if not cuts:
+        return text(node)
+    kept: list[bytes] = []
+    at = base
+    for start, end in sorted(cuts):
+        if start < at:
+            continue  # inside a part already cut
+        kept.append(source[at - base:start - base])
+        at = end
+    kept.append(source[at - base:])
+    return b"".join(kept).decode("utf-8", "replace")
+
+
 def position(node: Node) -> tuple[int, int]:
     """1-based line and column of the node's start (the column counts UTF-8 bytes, as tree-sitter does)."""
     row, byte_column = node.start_point

@@ -21,6 +21,7 @@ from statekit.budget import check_budget
 from statekit.extract.syntax import (
     FUNCTION_TYPES,
     SourceError,
+    js_text,
     named,
     position,
     string_part,
@@ -46,7 +47,7 @@ SETUP_IDENTITY_HELPERS = frozenset({"createAction", "createStateConfig"})
 
 @dataclass(frozen=True, slots=True)
 class JsFunction:
-    """A function kept as source, with the name JavaScript infers for it."""
+    """A function kept as source (TypeScript types taken out), with the name JavaScript infers for it."""
 
     name: str
     code: str
@@ -222,7 +223,7 @@ class Evaluator:
         if kind in FUNCTION_TYPES:
             own = node.child_by_field_name("name")
             self.keep_function(node)
-            return JsFunction(text(own) if own is not None else name, text(node))
+            return JsFunction(text(own) if own is not None else name, js_text(node))
         literal = string_value(node)
         if literal is not None:
             return literal
@@ -241,7 +242,7 @@ class Evaluator:
             return JsRef(ident, position(node))
         if bound.kind == "function":
             self.keep_function(bound.node)
-            return JsFunction(ident, text(bound.node))
+            return JsFunction(ident, js_text(bound.node))
         key = bound.node.id
         # Inside a factory call a const may depend on its arguments: not cached there.
         cache = not self._frames
@@ -276,7 +277,7 @@ class Evaluator:
                 key = self._key(member.child_by_field_name("name"), depth)
                 if key is not None:
                     self.keep_function(member)
-                    result[key] = JsFunction(key, text(member))
+                    result[key] = JsFunction(key, js_text(member))
             elif kind == "spread_element":
                 spread = self.value(named(member)[0], "", depth + 1) if named(member) else None
                 if isinstance(spread, dict):
