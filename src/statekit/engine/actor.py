@@ -64,9 +64,12 @@ class Actor:
 
     def send(self, event: Mapping[str, Any] | str) -> None:
         """Process `event` (events sent while processing are queued, as in XState's mailbox)."""
-        if isinstance(event, str):
-            event = {"type": event}
-        elif not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
+        if type(event) is not dict:  # (a dict is the common case: no ABC check for it)
+            if isinstance(event, str):
+                event = {"type": event}
+            elif not isinstance(event, Mapping):
+                raise EngineError("an event must be an object with a string `type`")
+        if not isinstance(event.get("type"), str):
             raise EngineError("an event must be an object with a string `type`")
         if self._processing:
             self._queue.append(event)
@@ -104,18 +107,24 @@ class Actor:
                 listener(snapshot)
 
     def _execute(self, action: ExecutableAction) -> None:
+        run = action.run
+        if run is not None:  # a named implementation (built-in actions have none)
+            args = action.args
+            if args is not None:
+                run(args, action.params)
+            return
+        kind = action.type
         params = action.params
         if type(params) is not dict and not isinstance(params, Mapping):
             params = {}
-        if action.type == "xstate.raise" and "delay" in params:
-            event = params["event"]
-            key = f"{self.session_id}.{params.get('id') or event.get('type')}"
-            self.clock.schedule(key, params["delay"], lambda: self.send(event))
-        elif action.type == "xstate.cancel":
+        if kind == "xstate.raise":
+            if "delay" in params:
+                event = params["event"]
+                key = f"{self.session_id}.{params.get('id') or event.get('type')}"
+                self.clock.schedule(key, params["delay"], lambda: self.send(event))
+        elif kind == "xstate.cancel":
             self.clock.cancel(f"{self.session_id}.{params.get('sendId')}")
-        elif action.type == "xstate.emit":
+        elif kind == "xstate.emit":
             emitted = params["event"]
             for listener in [*self._emit_listeners.get(emitted.get("type"), ()), *self._emit_listeners.get("*", ())]:
                 listener(emitted)
-        elif action.run is not None and action.args is not None:
-            action.run(action.args, action.params)

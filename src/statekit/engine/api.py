@@ -33,9 +33,12 @@ def initial_transition(machine: Machine, input: Any = None) -> tuple[Snapshot, l
 
 def transition(machine: Machine, snapshot: Snapshot, event: Mapping[str, Any] | str) -> tuple[Snapshot, list[ExecutableAction]]:
     """The next snapshot and the executable actions for `event`; raises `EngineError` like XState throws."""
-    if isinstance(event, str):
-        event = {"type": event}
-    if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
+    if type(event) is not dict:  # (a dict is the common case: no ABC check for it)
+        if isinstance(event, str):
+            event = {"type": event}
+        elif not isinstance(event, Mapping):
+            raise EngineError("an event must be an object with a string `type`")
+    if not isinstance(event.get("type"), str):
         raise EngineError("an event must be an object with a string `type`")
     if snapshot.machine is not machine:
         snapshot = restore_snapshot(machine, snapshot.to_json())

@@ -24,9 +24,12 @@ class VirtualClock:
 
     def schedule(self, key: str, delay: float, callback: Callable[[], None]) -> None:
         """Run `callback` after `delay` ms; a timer with the same key replaces the earlier one."""
-        self.cancel(key)
+        by_key = self._by_key
+        replaced = by_key.get(key)  # `cancel(key)`, inline: every delayed transition comes here
+        if replaced is not None:
+            self._cancelled.add(replaced)
         sequence = next(self._sequence)
-        self._by_key[key] = sequence
+        by_key[key] = sequence
         heapq.heappush(self._timers, (self.now + max(delay, 0), sequence, key, callback))
 
     def cancel(self, key: str) -> None:
