@@ -185,5 +185,5 @@ def test_many_transitions_between_two_states_share_one_arrow() -> None:
         "states": {"a": {"on": {f"GO_{n}": "b" for n in range(5)}}, "b": {"on": {"BACK": "a"}}},
     }
     layout = _laid_out(parse_machine(machine))
-    texts = sorted(edge.text for edge in layout.edges if edge.text)
-    assert texts == ["BACK", "GO_0 \\n GO_1 \\n GO_2 \\n GO_3 \\n GO_4"]
+    labelled = sorted([line.text.strip() for line in edge.lines] for edge in layout.edges if edge.text)
+    assert labelled == [["BACK"], ["GO_0", "GO_1", "GO_2", "GO_3", "GO_4"]]

@@ -4,7 +4,12 @@ Containers become clusters: a compound state is a rounded frame, a parallel stat
 regions are dashed frames side by side, so regions stay visibly separate. Transitions to and from
 containers use `lhead` / `ltail`, so arrows stop at the frame instead of at an inner state.
 A view may stop at a depth: deeper containers are drawn collapsed, and transitions are lifted to
-the nearest state still drawn. Output depends only on the model and the options (deterministic).
+the nearest state still drawn. A state's self and targetless transitions become lines in its
+label when they would otherwise pile up as loops, and three or more arrows between the same two
+states become one. Every edge has an `id` (`e<index>`, `e3+5+8` merged, `i<state>` for initial
+arrows), so the engine's layout maps back to the transitions; `statekit.render.layout` runs the
+engine on this text and draws the result again with `placement` (positions fixed).
+Output depends only on the model and the options (deterministic).
 """
 
 from __future__ import annotations

@@ -91,6 +91,7 @@ class LaidEdge:
     #: The drawn route (Bezier control points, clipped at frames), plus the arrowhead tip.
     points: tuple[tuple[float, float], ...]
     label: Box | None
+    #: The label's lines joined by spaces ("" for an unlabelled edge).
     text: str
     lines: tuple[TextLine, ...] = ()
     dashed: bool = False
@@ -144,7 +145,7 @@ def parse_layout(data: bytes | str) -> Layout:
         )
     for item in document.get("edges", []):
         label = _text_box(item.get("_ldraw_"), flip) or _text_box(item.get("_xldraw_"), flip)
-        text = str(item.get("label") or item.get("xlabel") or "")
+        lines = _lines(item.get("_ldraw_"), flip) or _lines(item.get("_xldraw_"), flip)
         layout.edges.append(
             LaidEdge(
                 str(item.get("id", "")),
@@ -152,8 +153,8 @@ def parse_layout(data: bytes | str) -> Layout:
                 names.get(int(item["head"]), ""),
                 _route(str(item.get("pos", "")), flip),
                 label,
-                text.strip(),
-                _lines(item.get("_ldraw_"), flip) or _lines(item.get("_xldraw_"), flip),
+                " ".join(line.text.strip() for line in lines),
+                lines,
                 "dashed" in str(item.get("style", "")),
             )
         )
