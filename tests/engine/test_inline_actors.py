@@ -136,7 +136,7 @@ def _with_xstate_imports(names: list[str], logic: dict[str, str] | None = None) 
     return sandbox
 
 
-def test_inline_logic_and_inert_child_machines_can_be_spawned_but_not_machines_that_run_code() -> None:
+def test_inline_logic_and_child_machines_can_be_spawned_but_not_one_that_registers_a_system_id() -> None:
     sandbox = _with_xstate_imports(["fromCallback", "createMachine"], {"kept": "fromPromise"})
     machine = _machine({"id": "m", "context": {"$js": "({ spawn }) => ({ a: spawn(fromCallback(() => {})), "
                                                "b: spawn(createMachine({ entry: () => {}, states: { s: {} } })), "
@@ -144,11 +144,17 @@ def test_inline_logic_and_inert_child_machines_can_be_spawned_but_not_machines_t
     snapshot, _ = statekit.initial_transition(machine)
     assert snapshot.status == "active", snapshot.error
     assert len(snapshot.children) == 3
-    running = _machine({"id": "m", "context": {"$js": "({ spawn }) => ({ a: spawn(createMachine({ "
-                                               "context: () => ({}) })) })"}},
-                       sandbox=_with_xstate_imports(["createMachine"]))
-    snapshot, _ = statekit.initial_transition(running)
-    assert snapshot.status == "error" and "whose start runs code" in str(snapshot.error)
+    # XState catches what a child's start throws into the child's snapshot: the parent goes on.
+    throwing = _machine({"id": "m", "context": {"$js": "({ spawn }) => ({ a: spawn(createMachine({ "
+                                                "context: () => { throw new Error('child'); } })) })"}},
+                        sandbox=_with_xstate_imports(["createMachine"]))
+    snapshot, _ = statekit.initial_transition(throwing)
+    assert snapshot.status == "active" and len(snapshot.children) == 1
+    registering = _machine({"id": "m", "context": {"$js": "({ spawn }) => ({ a: spawn(createMachine({ "
+                                                   "invoke: { src: 'x', systemId: 'shared' } })) })"}},
+                           sandbox=_with_xstate_imports(["createMachine"]))
+    snapshot, _ = statekit.initial_transition(registering)
+    assert snapshot.status == "error" and "system id" in str(snapshot.error)
 
 
 def test_xstate_helpers_exist_only_where_the_module_imports_them() -> None:

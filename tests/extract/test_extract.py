@@ -340,9 +340,13 @@ import { createMachine, assign, fromPromise } from 'xstate';
 import { fromPromise as lookalike } from './mine';
 const fetcher = fromPromise(() => Promise.resolve(1));
 const other = lookalike(() => 1);
-createMachine({ context: {}, entry: assign({ a: ({ spawn }) => spawn(fetcher), b: ({ spawn }) => spawn(other) }) });""")
+const own = { transition: (state) => state, getInitialSnapshot() { return { status: 'active' }; } };
+const half = { transition: (state) => state };
+createMachine({ context: {}, entry: assign({ a: ({ spawn }) => spawn(fetcher), b: ({ spawn }) => spawn(other),
+  c: ({ spawn }) => spawn(own), d: ({ spawn }) => spawn(half) }) });""")
     scope = machine["implementations"]["moduleScope"]
-    assert scope["logic"] == {"fetcher": "fromPromise"}  # the sandbox keeps it, never runs it
+    assert scope["logic"] == {"fetcher": "fromPromise", "own": "custom"}  # the sandbox keeps them, never runs them
+    assert "half" in scope["unavailable"]
     assert "other" in scope["unavailable"] and "other" not in scope["logic"]
 
 

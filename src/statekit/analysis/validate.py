@@ -52,7 +52,7 @@ ISSUE_CODES: Mapping[str, tuple[Severity, str]] = {
     "delay_not_implemented": ("warning", "A named delay has no implementation supplied; XState then raises the delayed event at once."),
     "actor_not_implemented": ("warning", "An invoked or spawned actor has no implementation supplied."),
     "unresolved_value": ("warning", "A value the XState source reader could not evaluate statically (`$ref`, `$expr`: an import, a call, a `let`) sits where the machine uses it; simulating stops with an error there instead of guessing."),
-    "sandbox_actor_reference": ("warning", "Inline code (not a guard) uses the running actor in a way statekit's simulation cannot follow (`self.send(...)`, `self.getSnapshot()`, `system.get(...)`, a method of an actor reference, a child machine given to `spawn`); simulating stops with an error when that code runs (a child machine only when its start would run code)."),
+    "sandbox_actor_reference": ("warning", "Inline code (not a guard) uses the running actor in a way statekit's simulation cannot follow (`self.send(...)`, `self.getSnapshot()`, `system.get(...)`, a method of an actor reference, a child machine given to `spawn` that registers actors under a system id); simulating stops with an error when that code runs."),
     "sandbox_unavailable_name": ("warning", "Inline code reads a name defined outside the machine that is not a constant (an import, a function, a `let`); statekit carries only module constants into its sandbox, so simulating stops with an error when that code runs."),
 }
 

@@ -200,28 +200,15 @@ _PRELUDE = """
       return made;
     };
   };
-  const INERT_KEYS = ["id", "key", "initial", "type", "states", "on", "entry", "exit", "tags", "description",
-    "meta", "history", "target", "version", "types"];
-  const isCustomAction = function (item) { return typeof item === "function" || typeof item === "string"; };
-  const inertMachine = function (config, depth) {
-    if (config === null || typeof config !== "object" || isArray(config) || depth > 50) return false;
-    for (const key of keys(config)) {
-      const value = config[key];
-      if (INERT_KEYS.indexOf(key) < 0) {
-        if (key === "context" && typeof value !== "function") continue;  // data
-        if (key === "output" && typeof value !== "function") continue;
-        return false;
-      }
-      if (key === "entry" || key === "exit") {
-        if (!(isArray(value) ? value.every(isCustomAction) : isCustomAction(value))) return false;
-      } else if (key === "states") {
-        if (value === null || typeof value !== "object") return false;
-        for (const child of keys(value)) if (!inertMachine(value[child], depth + 1)) return false;
-      } else if (key === "initial" && typeof value !== "string") {
-        return false;
-      }
+  // Whether a child machine's config (its data or the source of its functions) names a system id.
+  const mentionsSystemId = function (value, depth) {
+    if (depth > 60) return true;  // too deep to tell: refuse
+    if (typeof value === "function") return String(value).indexOf("systemId") >= 0;
+    if (value === null || typeof value !== "object") return false;
+    for (const key of keys(value)) {
+      if (key === "systemId" || mentionsSystemId(value[key], depth + 1)) return true;
     }
-    return true;
+    return false;
   };
   const isLogic = function (v) { return v !== null && typeof v === "object" && typeof v[LOGIC] === "string"; };
   const HELPERS = {
@@ -230,13 +217,15 @@ _PRELUDE = """
     fromObservable: logic("fromObservable"),
     fromEventObservable: logic("fromEventObservable"),
     fromTransition: logic("fromTransition"),
-    // A child machine is made eagerly by XState (`createActor` computes its initial snapshot),
-    // so only one whose start can run no code is kept: functions only as custom actions or
-    // under `on` (run only when it gets events, which the pure transition never sends).
+    // XState makes a child machine eagerly (`createActor` computes its initial snapshot) but
+    // catches whatever that throws into the child's own snapshot, and never starts it in a pure
+    // transition: its code cannot change the parent's trace. What can is an actor the child's
+    // start registers under a system id in the system it shares with the parent, so a child
+    // that names a system id anywhere is refused.
     createMachine: function (config, implementations) {
-      if (implementations !== undefined || !inertMachine(config, 0)) {
-        throw new TypeError("a child machine whose start runs code (a context factory, an assign, an always "
-          + "transition, an invoke, a delay, ...) cannot be spawned faithfully by statekit's simulation");
+      if (mentionsSystemId(config, 0) || mentionsSystemId(implementations, 0)) {
+        throw new TypeError("a child machine that registers actors under a system id cannot be spawned "
+          + "faithfully by statekit's simulation (they would share the parent's system)");
       }
       return logic("createMachine")();
     },
@@ -261,8 +250,9 @@ _PRELUDE = """
   globalThis.__installLogic = function (namesJson) {
     const kinds = parse(namesJson);
     for (const name of keys(kinds)) {
-      if (!(kinds[name] in HELPERS)) continue;
-      Object.defineProperty(globalThis, name, { value: HELPERS[kinds[name]](), writable: false, configurable: false });
+      const make = kinds[name] === "custom" ? logic("custom") : HELPERS[kinds[name]];
+      if (make === undefined) continue;
+      Object.defineProperty(globalThis, name, { value: make(), writable: false, configurable: false });
     }
   };
   const spawner = function (env, args, spawned) {
@@ -673,7 +663,8 @@ XSTATE_HELPERS = frozenset({"fromPromise", "fromCallback", "fromObservable", "fr
                             "assign", "cancel", "raise", "sendTo", "sendParent", "spawnChild", "stopChild", "emit"})
 _IMPORTED_FROM_XSTATE = "imported from 'xstate'"
 #: The actor logic a module const may hold for `spawn` (`const child = fromPromise(...)`).
-_LOGIC_KINDS = frozenset({"fromPromise", "fromCallback", "fromObservable", "fromEventObservable", "fromTransition"})
+_LOGIC_KINDS = frozenset({"fromPromise", "fromCallback", "fromObservable", "fromEventObservable", "fromTransition",
+                          "custom"})
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 

@@ -107,7 +107,12 @@ _LOGIC_CREATORS = frozenset({"fromPromise", "fromCallback", "fromObservable", "f
 
 
 def _logic_kind(evaluator: Evaluator, node: Node) -> str | None:
-    """`fromPromise` for a const whose value is `fromPromise(...)` called on XState's export."""
+    """`fromPromise` for a const whose value is `fromPromise(...)` called on XState's export;
+    `custom` for an object literal that is actor logic itself (its own `transition` and
+    `getInitialSnapshot` functions), which XState runs only in a started actor (creating one
+    catches what `getInitialSnapshot` throws)."""
+    if node.type == "object":
+        return "custom" if {"transition", "getInitialSnapshot"} <= _function_members(node) else None
     if node.type != "call_expression":
         return None
     callee = node.child_by_field_name("function")
@@ -195,3 +200,20 @@ def _is_data(value: Any) -> bool:
     if isinstance(value, dict):
         return all(isinstance(key, str) and _is_data(item) for key, item in value.items())
     return False
+
+
+def _function_members(node: Node) -> set[str]:
+    """The names of an object literal's members that are functions (`f: () => ...`, `f() {}`)."""
+    names: set[str] = set()
+    for member in node.named_children:
+        if member.type == "method_definition":
+            name = member.child_by_field_name("name")
+        elif member.type == "pair":
+            value = member.child_by_field_name("value")
+            is_function = value is not None and value.type in ("arrow_function", "function_expression", "function")
+            name = member.child_by_field_name("key") if is_function else None
+        else:
+            name = None
+        if name is not None:
+            names.add(text(name))
+    return names

@@ -133,10 +133,10 @@ def _in_guard(guard: Guard, where: str) -> Iterator[tuple[str, str]]:
 _ACTOR_NAMES = re.compile(r"\b(spawn|self|system)\b")
 #: What inline code may do with the running actor that statekit's simulation cannot: call a
 #: method of `self`, of `system` or of an actor reference (`send`, `getSnapshot`, ...), read
-#: `self`'s other fields, or spawn a child machine (kept only when its start runs no code).
+#: `self`'s other fields, or spawn a child machine that registers actors under a system id.
 _NEEDS_RUNNING_ACTOR = re.compile(
     r"\b(self\??\.(?!id\b)[A-Za-z_$][\w$]*|system\??\.[A-Za-z_$][\w$]*"
-    r"|\.(?:send|getSnapshot|subscribe|getPersistedSnapshot)\s*\(|spawn\s*\(\s*createMachine\s*\()")
+    r"|\.(?:send|getSnapshot|subscribe|getPersistedSnapshot)\s*\(|spawn\s*\(\s*createMachine\s*\((?=[\s\S]*systemId))")
 
 
 def actor_references(model: MachineModel) -> Iterator[tuple[str, str]]:
