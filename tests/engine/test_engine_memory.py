@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import statekit
+from statekit.engine.actions import MAX_RESOLVERS, ActionContext, resolve_actions
 from statekit.engine.algorithm import MAX_CANDIDATE_TYPES
 from statekit.engine.plan import MAX_PLANS
+from statekit.model.core import Action
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "machines"))
 import wide
@@ -82,7 +84,21 @@ def test_a_walk_through_thousands_of_configurations_keeps_caches_bounded() -> No
         tracemalloc.stop()
     assert len(configurations) > MAX_PLANS  # the caches had to evict
     assert len(machine.plans) <= MAX_PLANS and len(machine.selections) <= MAX_PLANS
-    assert len(machine.values) <= 8192
+    assert len(machine.values) <= 8192 and 0 < len(machine.local_parts) <= MAX_PLANS
     # Full caches are a few megabytes; evictions keep them there (the set above holds node
     # tuples the caches share, a few more).
     assert last - first < 20 * 1024 * 1024, (first, last)
+
+
+def test_actions_made_while_running_keep_the_resolver_cache_bounded() -> None:
+    """Actions built at run time (an inline enqueueActions, stopping children) are new objects
+    each time: each gets a resolver, and the cache of them is cleared when full."""
+    machine = statekit.create_machine(ORDERS)
+    snapshot, _ = statekit.initial_transition(machine)
+    ctx = ActionContext()
+    for n in range(3 * MAX_RESOLVERS):
+        action = Action(type="xstate.raise", fields={"event": {"type": f"e{n}"}, "id": None, "delay": n + 1})
+        snapshot = resolve_actions(snapshot, {"type": "GO"}, ctx, [action], None)
+        assert len(machine.resolvers) <= MAX_RESOLVERS
+    assert [a.params["delay"] for a in ctx.actions[-2:]] == [3 * MAX_RESOLVERS - 1, 3 * MAX_RESOLVERS]
+    assert ctx.internal_queue == []  # delayed: nothing raised now
