@@ -360,3 +360,14 @@ createMachine({
     config = machine["config"]
     assert config["entry"]["code"] == "function log( { context }) { console.log(context.n); }"
     assert config["on"]["GO"]["guard"]["code"] == "({ context }, params) => context.n > params.min"
+
+
+def test_validate_counts_the_sources_own_implementations_as_supplied() -> None:
+    source = """import { setup } from 'xstate';
+export const m = setup({ guards: { ready: () => true }, actions: { go: () => {} } }).createMachine({
+  initial: 'a',
+  states: { a: { on: { GO: { guard: 'ready', actions: ['go', 'missing'], target: 'b' } } }, b: {} },
+}).provide({ delays: { soon: 10 } });"""
+    issues = tools.call("validate_machine", {"machine": source})["issues"]
+    assert [(i["code"], i["message"]) for i in issues] == [
+        ("action_not_implemented", "no implementation supplied for action 'missing'")]

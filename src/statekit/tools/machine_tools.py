@@ -47,8 +47,8 @@ def _validate(arguments: dict[str, Any]) -> dict[str, Any]:
     if detected != "xstate":
         # Another format: its reader builds the model and says what it assumed.
         model, read = load_model_with_normalization(machine, detected)
-        found = validate_model(model, supplied)
         source_implementations = _source_implementations(arguments["machine"], read) or {}
+        found = validate_model(model, _with_source(supplied, source_implementations))
         found.extend(sandbox_name_issues(source_implementations.get("moduleScope") or {}))
         result = summarize(found)
         result["normalization"] = {"format": read["format"], "assumed": read.get("assumed", [])}
@@ -65,6 +65,16 @@ def _validate(arguments: dict[str, Any]) -> dict[str, Any]:
 def _supplied(value: dict[str, list[str]] | None) -> SuppliedImplementations:
     lists = value or {}
     return SuppliedImplementations(**{key: frozenset(lists.get(key, [])) for key in ("guards", "actions", "delays", "actors")})
+
+
+def _with_source(supplied: SuppliedImplementations, source: dict[str, Any]) -> SuppliedImplementations:
+    """The supplied names plus those the source's own `setup({...})` / `provide({...})` implements
+    (an unresolvable group, `{"$ref": ...}`, implements nothing statekit can name)."""
+    def names(kind: str) -> frozenset[str]:
+        group = source.get(kind)
+        own = frozenset(group) if isinstance(group, dict) and "$ref" not in group else frozenset()
+        return frozenset(getattr(supplied, kind)) | own
+    return SuppliedImplementations(**{kind: names(kind) for kind in ("guards", "actions", "delays", "actors")})
 
 
 def _validate_summary(result: dict[str, Any]) -> str:
