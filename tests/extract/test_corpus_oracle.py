@@ -29,8 +29,34 @@ def statekit_side() -> dict[str, Any]:
     """Each file's extraction, code strings normalised in one node call for the whole corpus."""
     require_node()
     extracted = {path.name: extract_machines(path.read_text(encoding="utf-8"), path.name) for path in FILES}
-    configs = normalize_codes({name: [m["config"] for m in result["machines"]] for name, result in extracted.items()})
-    return {name: {"errors": result["errors"], "configs": configs[name]} for name, result in extracted.items()}
+    configs, impls = normalize_codes([
+        {name: [m["config"] for m in result["machines"]] for name, result in extracted.items()},
+        {name: [comparable_implementations(m["implementations"]) for m in result["machines"]]
+         for name, result in extracted.items()},
+    ])
+    return {name: {"errors": result["errors"], "configs": configs[name], "implementations": impls[name]}
+            for name, result in extracted.items()}
+
+
+def comparable_implementations(implementations: dict[str, Any]) -> dict[str, Any]:
+    """An extraction's implementations as the node side encodes a machine's: built-ins by their
+    value (not their source text), actor logic by name only (its code is not compared), inline
+    invoke logic left out (XState keeps it in the config, not in the implementations)."""
+    out: dict[str, Any] = {}
+    for kind in ("guards", "actions", "actors", "delays"):
+        group = implementations.get(kind)
+        if not isinstance(group, dict) or "$ref" in group:
+            continue
+        items: dict[str, Any] = {}
+        for name, item in group.items():
+            if kind == "actors":
+                if not name.startswith("xstate.invoke."):
+                    items[name] = {"$ref": item["$ref"]} if "$ref" in item else {"logic": True}
+            else:
+                items[name] = {"value": item["value"]} if "value" in item else item
+        if items:
+            out[kind] = items
+    return out
 
 
 def test_corpus_is_large_and_mixed() -> None:
@@ -48,6 +74,15 @@ def test_extraction_matches_xstate(path: Path, node_side: dict[str, Any], statek
     # Only the notes that an imported action or guard is kept as a named reference.
     assert [e for e in extracted["errors"] if e["code"] not in NAMED_REFERENCE_NOTES] == []
     difference = first_difference(extracted["configs"], expected["machines"])
+    assert difference is None, difference
+
+
+@pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
+def test_implementations_match_xstate(path: Path, node_side: dict[str, Any], statekit_side: dict[str, Any]) -> None:
+    """setup({...}), extend, createMachine's second argument and provide: the machine's
+    implementations as XState holds them (`machine.implementations`)."""
+    expected = node_side[str(path.resolve())]
+    difference = first_difference(statekit_side[path.name]["implementations"], expected["implementations"])
     assert difference is None, difference
 
 

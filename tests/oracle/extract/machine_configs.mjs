@@ -1,7 +1,8 @@
 // What XState itself builds from each source file: every machine's `machine.config`, in the
 // order the machines are created, normalised to statekit's JSON encoding.
 //
-//   node machine_configs.mjs FILE...   ->  {"FILE": {"machines": [config, ...]} | {"error": "..."}}
+//   node machine_configs.mjs FILE...   ->  {"FILE": {"machines": [config, ...], "implementations": [...]} | {"error": "..."}}
+//       (implementations: each machine's, after any `.provide({...})` chained on it)
 //   node machine_configs.mjs --factories < {"FILE": [name, ...]}
 //       also calls, after loading FILE, each named binding of its top level that is a function
 //       (a machine factory, as published packages write them), without arguments:
@@ -106,17 +107,38 @@ function toFunctionBody(js) {
 const AsyncFunction = (async () => {}).constructor;
 const askFactories = process.argv[2] === '--factories';
 
+// The machines of the last file run, loaded at the top level, each as `{machine}` where a later
+// `.provide({...})` on it replaces `machine` (XState's provide makes a new machine).
+let loadedEntries = [];
+
+function tracked(entry, machine) {
+  entry.machine = machine;
+  const provide = machine.provide.bind(machine);
+  machine.provide = (implementations) => tracked(entry, provide(implementations));
+  return machine;
+}
+
 async function runFile(file, factoryNames = []) {
   let recorded = [];
-  const record = (machine) => { recorded.push(machine.config); return machine; };
+  const entries = [];
+  loadedEntries = entries;
+  const record = (machine) => {
+    recorded.push(machine.config);
+    // Only machines made while the file loads (not by a factory called afterwards) are tracked.
+    if (recorded === entries.owner) { const entry = {}; entries.push(entry); return tracked(entry, machine); }
+    return machine;
+  };
+  entries.owner = recorded;
+  // A setup() result whose createMachine records, and whose extend({...}) gives another such.
+  const recordedSetup = (built) => Object.assign(Object.create(built), {
+    createMachine: (config) => record(built.createMachine(config)),
+    extend: (extended) => recordedSetup(built.extend(extended)),
+  });
   const inertActor = () => new Proxy(function () {}, { get: (t, k) => (k === 'then' ? undefined : inertActor()), apply: () => inertActor() });
   const shim = {
     ...xstate,
     createMachine: (config, impl) => record(xstate.createMachine(config, impl)),
-    setup: (arg) => {
-      const built = xstate.setup(arg);
-      return Object.assign(Object.create(built), { createMachine: (config) => record(built.createMachine(config)) });
-    },
+    setup: (arg) => recordedSetup(xstate.setup(arg)),
     createActor: inertActor,
     interpret: inertActor,
     toPromise: () => new Promise(() => {}),
@@ -154,6 +176,30 @@ async function runFile(file, factoryNames = []) {
 }
 
 // ---- encoding (mirrors src/statekit/extract/config.py) ----
+
+// A machine's implementations (setup's, createMachine's second argument, provide's) as statekit's
+// `implementation()` encodes them: `{code}` for a function, `{value}` for a built-in action or guard
+// helper or data, `{$ref}` for another module's export; actor logic is compared by name only.
+function implementationOf(v, kind) {
+  if (isRef(v)) return { $ref: v[REF] };
+  if (kind === 'actors') return { logic: true };
+  if (typeof v === 'function') {
+    if (typeof v.type === 'string' && v.type.startsWith('xstate.')) return { value: builtinAction(v) };
+    if (kind === 'guards' && typeof v.check === 'function' && ['and', 'or', 'not', 'stateIn'].includes(v.name)) return { value: guard(v) };
+    return { code: normalizeCode(v.toString()) };
+  }
+  return { value: plain(v) };
+}
+
+function implementations(machine) {
+  const out = {};
+  for (const kind of ['guards', 'actions', 'actors', 'delays']) {
+    const group = machine.implementations[kind] ?? {};
+    const names = Object.keys(group).filter((name) => group[name] !== undefined);
+    if (names.length) out[kind] = Object.fromEntries(names.map((name) => [name, implementationOf(group[name], kind)]));
+  }
+  return out;
+}
 
 const isRef = (v) => typeof v === 'function' && v[REF] !== undefined;
 
@@ -286,7 +332,8 @@ for (const [file, factoryNames] of Object.entries(requests)) {
       const built = Object.fromEntries(Object.entries(factories).map(([name, made]) => [name, Array.isArray(made) ? made.map(machine) : made]));
       results[file] = { machines: loaded.map(machine), factories: built };
     } else {
-      results[file] = { machines: (await runFile(file)).map(machine) };
+      const configs = (await runFile(file)).map(machine);
+      results[file] = { machines: configs, implementations: loadedEntries.map((entry) => implementations(entry.machine)) };
     }
   } catch (error) {
     results[file] = { error: String(error && error.stack ? error.stack.split('\n').slice(0, 3).join(' | ') : error) };
