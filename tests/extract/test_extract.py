@@ -371,3 +371,19 @@ export const m = setup({ guards: { ready: () => true }, actions: { go: () => {} 
     issues = tools.call("validate_machine", {"machine": source})["issues"]
     assert [(i["code"], i["message"]) for i in issues] == [
         ("action_not_implemented", "no implementation supplied for action 'missing'")]
+
+
+def test_commonjs_requires_and_sequence_callees_are_xstate_imports() -> None:
+    result = extract_machines("""
+const xstate_1 = require("xstate");
+const { not: negate } = require("xstate");
+const mine_1 = require("./mine");
+exports.m = (0, xstate_1.createMachine)({
+  entry: [(0, xstate_1.raise)({ type: 'X' }), (0, mine_1.assign)({ a: 1 })],
+  on: { X: { guard: negate('g') } },
+});""", "m.js")
+    config = result["machines"][0]["config"]
+    assert result["machines"][0]["name"] == "exports.m"
+    assert config["entry"] == [{"type": "xstate.raise", "event": {"type": "X"}}, {"type": "mine_1.assign()"}]
+    assert config["on"]["X"]["guard"] == {"type": "xstate.not", "guard": "g"}
+    assert [e["code"] for e in result["errors"]] == ["unresolved_reference"]

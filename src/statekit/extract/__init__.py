@@ -24,7 +24,16 @@ from statekit.extract.config import (
     implementations,
     looks_like_v6,
 )
-from statekit.extract.syntax import SourceError, named, parse, position, syntax_errors, text, unwrap
+from statekit.extract.syntax import (
+    SourceError,
+    callee_of,
+    named,
+    parse,
+    position,
+    syntax_errors,
+    text,
+    unwrap,
+)
 from statekit.extract.values import Evaluator, JsRef
 
 #: Input larger than this is refused with an error rather than parsed (10 MB of source).
@@ -125,6 +134,8 @@ def _calls_query(language: Language, names: frozenset[str]) -> Query:
         (call_expression function: (identifier) @name (#any-of? @name {quoted})) @call
         (call_expression function: (member_expression property: (property_identifier) @prop
             (#eq? @prop "createMachine"))) @call
+        (call_expression function: (parenthesized_expression (sequence_expression
+            (member_expression property: (property_identifier) @prop (#eq? @prop "createMachine"))))) @call
     """)
 
 
@@ -132,7 +143,7 @@ def _is_machine_call(call: Node, evaluator: Evaluator) -> bool:
     callee = call.child_by_field_name("function")
     if callee is None:
         return False
-    callee = unwrap(callee)
+    callee = callee_of(callee)
     if callee.type == "member_expression":
         prop = callee.child_by_field_name("property")
         return prop is not None and text(prop) == "createMachine"
@@ -235,9 +246,9 @@ def _setup_argument(call: Node, evaluator: Evaluator) -> Any:
     """The argument of the `setup(...)` that `.createMachine` is called on, if any
     (with the implementations of any `.extend({...})` in between merged over it)."""
     callee = call.child_by_field_name("function")
-    if callee is None or unwrap(callee).type != "member_expression":
+    if callee is None or callee_of(callee).type != "member_expression":
         return None
-    target = unwrap(callee).child_by_field_name("object")
+    target = callee_of(callee).child_by_field_name("object")
     return _setup_value(target, evaluator, 0) if target is not None else None
 
 

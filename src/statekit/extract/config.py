@@ -29,8 +29,10 @@ _INVOKE_TRANSITIONS = ("onDone", "onError", "onSnapshot")
 #: The event function `forwardTo` passes to `sendTo` (XState's own source, as it prints it).
 FORWARD_EVENT = "({ event }) => event"
 _GUARD_BUILTINS = {"and": "xstate.and", "or": "xstate.or", "not": "xstate.not", "stateIn": "xstate.stateIn"}
-#: A call whose callee is a name or a dotted name: `track('x')`, `helpers.make<T>(1)`.
-_CALL = re.compile(r"^\s*([A-Za-z_$][\w$]*(?:\s*\??\.\s*[A-Za-z_$][\w$]*)*)\s*(?:<[^()]*>)?\s*\(", re.DOTALL)
+#: A call whose callee is a name or a dotted name: `track('x')`, `helpers.make<T>(1)`, and
+#: CommonJS output's `(0, helpers_1.track)('x')`.
+_CALL = re.compile(r"^\s*(?:\(\s*0\s*,\s*)?([A-Za-z_$][\w$]*(?:\s*\??\.\s*[A-Za-z_$][\w$]*)*)\s*\)?\s*"
+                   r"(?:<[^()]*>)?\s*\(", re.DOTALL)
 #: A named reference made from an expression is at most this long.
 MAX_REFERENCE_NAME = 80
 

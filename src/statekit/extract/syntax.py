@@ -189,6 +189,18 @@ def unwrap(node: Node) -> Node:
     return node
 
 
+def callee_of(node: Node) -> Node:
+    """A call's callee as written by hand: `(0, xstate_1.assign)`, which TypeScript's CommonJS
+    output calls an import with (so that `this` is undefined), is `xstate_1.assign`."""
+    node = unwrap(node)
+    while node.type == "sequence_expression":
+        parts = named(node)
+        if not parts:
+            break
+        node = unwrap(parts[-1])
+    return node
+
+
 def named(node: Node) -> list[Node]:
     """Named children without comments."""
     return [child for child in node.named_children if child.type != "comment"]

@@ -21,6 +21,7 @@ from statekit.budget import check_budget
 from statekit.extract.syntax import (
     FUNCTION_TYPES,
     SourceError,
+    callee_of,
     js_text,
     named,
     position,
@@ -183,8 +184,9 @@ class Evaluator:
         return bindings
 
     def xstate_name(self, callee: Node) -> str | None:
-        """The XState export a callee refers to (`assign`, `xstate.assign`, an alias), if any."""
-        callee = unwrap(callee)
+        """The XState export a callee refers to (`assign`, `xstate.assign`, an alias, CommonJS's
+        `(0, xstate_1.assign)` of `const xstate_1 = require("xstate")`), if any."""
+        callee = callee_of(callee)
         if callee.type == "identifier":
             name = text(callee)
             bound = self.binding(name, callee)
@@ -342,7 +344,7 @@ class Evaluator:
 
     def _setup_helper(self, callee: Node) -> str | None:
         """`assign`, `createAction`, ... when `callee` is that method of a `setup({...})` result."""
-        callee = unwrap(callee)
+        callee = callee_of(callee)
         if callee.type != "member_expression":
             return None
         prop = callee.child_by_field_name("property")
@@ -376,7 +378,7 @@ class Evaluator:
     def _user_function(self, callee: Node) -> Node | None:
         """The function a callee names when it is declared in this file: `f`, or `obj.f` of a
         const object literal (an action or guard factory such as `incrementBy`)."""
-        callee = unwrap(callee)
+        callee = callee_of(callee)
         if callee.type == "identifier":
             bound = self.binding(text(callee), callee)
             if bound is None or bound.node is None or bound.kind not in ("function", "const"):
@@ -578,6 +580,8 @@ def _declare(statement: Node, bindings: dict[str, Binding]) -> None:
                 continue
             name_node = declarator.child_by_field_name("name")
             value_node = declarator.child_by_field_name("value")
+            if name_node is not None and value_node is not None and _declare_require(name_node, value_node, bindings):
+                continue
             if name_node is None or name_node.type != "identifier":
                 continue
             if is_const and value_node is not None:
@@ -588,6 +592,9 @@ def _declare(statement: Node, bindings: dict[str, Binding]) -> None:
     if kind == "variable_declaration":
         for declarator in named(statement):
             name_node = declarator.child_by_field_name("name")
+            value_node = declarator.child_by_field_name("value")
+            if name_node is not None and value_node is not None and _declare_require(name_node, value_node, bindings):
+                continue
             if name_node is not None and name_node.type == "identifier":
                 bindings[text(name_node)] = Binding("opaque")
         return
@@ -603,6 +610,33 @@ def _declare(statement: Node, bindings: dict[str, Binding]) -> None:
         return
     if kind == "import_statement":
         _declare_import(statement, bindings)
+
+
+def _declare_require(name: Node, value: Node, bindings: dict[str, Binding]) -> bool:
+    """`const x = require('m')` (a namespace) and `const { a, b: c } = require('m')` (named
+    imports), as CommonJS output writes imports; False when `value` is not such a call."""
+    value = unwrap(value)
+    callee = value.child_by_field_name("function") if value.type == "call_expression" else None
+    arguments = value.child_by_field_name("arguments") if callee is not None else None
+    if callee is None or arguments is None or callee.type != "identifier" or text(callee) != "require":
+        return False
+    items = named(arguments)
+    module = string_value(items[0]) if len(items) == 1 else None
+    if module is None:
+        return False
+    if name.type == "identifier":
+        bindings[text(name)] = Binding("import", module=module, imported="*")
+        return True
+    if name.type != "object_pattern":
+        return False
+    for part in named(name):
+        if part.type == "shorthand_property_identifier_pattern":
+            bindings[text(part)] = Binding("import", module=module, imported=text(part))
+        elif part.type == "pair_pattern":
+            key, local = part.child_by_field_name("key"), part.child_by_field_name("value")
+            if key is not None and local is not None and local.type == "identifier":
+                bindings[text(local)] = Binding("import", module=module, imported=string_value(key) or text(key))
+    return True
 
 
 def _declare_import(statement: Node, bindings: dict[str, Binding]) -> None:
