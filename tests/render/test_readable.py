@@ -152,6 +152,18 @@ def test_wide_parallel_states_wrap_to_a_readable_aspect_ratio(regions: int, dire
 
 
 @needs_engine
+def test_xstate_suite_machines_with_wide_parallel_states_stay_readable() -> None:
+    """Every machine of XState's suite with a parallel state of three or more regions."""
+    checked = {}
+    for name, model in xstate_suite_machines():
+        if any(node.type == "parallel" and len(node.children) >= 3 for node in model.nodes.values()):
+            layout = _laid_out(model)
+            checked[name] = round(layout.width / layout.height, 2)
+    assert len(checked) >= 5
+    assert {name: aspect for name, aspect in checked.items() if not 1 / MAX_ASPECT <= aspect <= MAX_ASPECT} == {}
+
+
+@needs_engine
 def test_a_parallel_state_that_fits_stays_in_one_row() -> None:
     layout = _laid_out(parse_machine(wide_parallel(2)))
     assert layout.width > layout.height  # two regions side by side
