@@ -115,10 +115,14 @@ def own_events(node: Node) -> list[str]:
     A forbidden transition has no target, no actions and no `reenter`. The order is
     `Object.keys` order of the transitions map (integer-like descriptors first).
     """
-    return [
-        descriptor for descriptor in js_keys(node.transitions)
-        if any(t.target is not None or t.actions or t.reenter for t in node.transitions[descriptor])
-    ]
+    transitions = node.transitions
+    found: list[str] = []
+    for descriptor in js_keys(transitions):
+        for candidate in transitions[descriptor]:
+            if candidate.target is not None or candidate.actions or candidate.reenter:
+                found.append(descriptor)
+                break
+    return found
 
 
 class EventEnumerator:

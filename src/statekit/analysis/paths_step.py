@@ -78,7 +78,7 @@ class PureSteps:
         #: The snapshot whose handlers `_handlers` holds: event type -> the one active node
         #: declaring it (None: several do).
         self._handlers_of: Snapshot | None = None
-        self._handlers: dict[str, Node | None] = {}
+        self._handlers: dict[str, Node | None] | None = None
         #: `node_next`'s flag that a guard ran (the engine's cache needs it; this has none).
         self._probe = [False]
 
@@ -98,7 +98,22 @@ class PureSteps:
                 event_type in _SPECIAL_TYPES or event_type.startswith(_ERROR_PREFIX))
         if not ordinary:
             return None
-        transitions = self._select(snapshot, event, event_type)
+        # The engine's `select_transitions` without its cache (a traversal meets each
+        # (configuration, event) pair once): its lone-handler road, the handlers of a state's
+        # events read once for all of them; else the engine's own.
+        if snapshot is not self._handlers_of:
+            self._read_handlers(snapshot)
+        handlers = self._handlers
+        if handlers is None:
+            transitions = select_transitions(snapshot, event)
+        elif event_type not in handlers:
+            return snapshot, _NONE  # nothing selected: the macrostep returns the snapshot it was given
+        else:
+            handler = handlers[event_type]
+            if handler is None:
+                transitions = select_transitions(snapshot, event)
+            else:
+                transitions = node_next(handler, snapshot, event, self._probe) or _NONE
         if not transitions:
             return snapshot, transitions  # nothing selected: the macrostep returns the snapshot it was given
         if len(transitions) != 1:
@@ -133,24 +148,18 @@ class PureSteps:
             kept = tuple([node for node in nodes if node not in exited])
         return Moved(snapshot, kept + entered, domain), transitions
 
-    def _select(self, snapshot: Snapshot, event: Mapping[str, Any], event_type: str) -> list[RuntimeTransition]:
-        """The engine's `select_transitions`, without its cache (a traversal meets each
-        (configuration, event) pair once): its lone-handler road, with the handlers of the
-        snapshot's events read once for all its events; else the engine's own."""
+    def _read_handlers(self, snapshot: Snapshot) -> None:
+        """Event type -> the one active node declaring it (None: several do), or no map at all
+        when the engine's walk is needed (wildcards, an improper configuration)."""
+        self._handlers_of = snapshot
         if self._wildcards or not snapshot.is_proper():
-            return select_transitions(snapshot, event)
-        if snapshot is not self._handlers_of:
-            handlers: dict[str, Node | None] = {}
-            for node in snapshot.nodes:
-                for declared in node.transitions:
-                    handlers[declared] = None if declared in handlers else node  # None: more than one
-            self._handlers, self._handlers_of = handlers, snapshot
-        if event_type not in self._handlers:
-            return _NONE
-        handler = self._handlers[event_type]
-        if handler is None:
-            return select_transitions(snapshot, event)
-        return node_next(handler, snapshot, event, self._probe) or _NONE
+            self._handlers = None
+            return
+        handlers: dict[str, Node | None] = {}
+        for node in snapshot.nodes:
+            for declared in node.transitions:
+                handlers[declared] = None if declared in handlers else node
+        self._handlers = handlers
 
 
 #: What one transition does when taken alone and purely: its domain and the states it

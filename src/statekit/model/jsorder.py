@@ -27,7 +27,8 @@ def is_array_index(key: str) -> bool:
 def js_keys(keys: Iterable[str]) -> list[str]:
     """The keys in `Object.keys` order (non-string keys, as YAML can give, are not indices)."""
     keys = list(keys)
-    indices = sorted((k for k in keys if is_array_index(k)), key=int)
+    # An index starts with a digit: the first character rules out almost every key at once.
+    indices = sorted((k for k in keys if isinstance(k, str) and k[:1].isdigit() and is_array_index(k)), key=int)
     if not indices:
         return keys
     return indices + [k for k in keys if not is_array_index(k)]

@@ -38,6 +38,7 @@ _STATE_KEYS = frozenset(
     }
 )
 _ROOT_ONLY_KEYS = frozenset({"context"})
+_ROOT_KEYS = _STATE_KEYS | _ROOT_ONLY_KEYS
 _TRANSITION_KEYS = frozenset({"target", "guard", "actions", "reenter", "description", "meta"})
 _INVOKE_KEYS = frozenset({"id", "src", "input", "systemId", "onDone", "onError", "onSnapshot"})
 _STATE_TYPES = frozenset({"atomic", "compound", "parallel", "final", "history"})
@@ -125,12 +126,13 @@ def _parse_state(
         raise MachineDefinitionError("`initial` must be a string", _join(where, "initial"))
 
     transitions = _parse_transitions(config, node_id, where)
-    invokes = tuple(
+    invoke_config = config.get("invoke")
+    invokes = () if invoke_config is None else tuple(
         _parse_invoke(item, node_id, index, _join(where, f"invoke[{index}]"))
-        for index, item in enumerate(_to_list(config.get("invoke")))
+        for index, item in enumerate(_to_list(invoke_config))
     )
     invoke_transitions: list[Transition] = []
-    for index, item in enumerate(_to_list(config.get("invoke"))):
+    for index, item in enumerate(_to_list(invoke_config)):
         invoke_where = _join(where, f"invoke[{index}]")
         for field_name, kind, prefix in (
             ("onDone", "invoke.onDone", "xstate.done.actor."),
@@ -160,7 +162,7 @@ def _parse_state(
         if not all(isinstance(t, str) for t in target):
             raise MachineDefinitionError("a history target must be a string or a list of strings", _join(where, "target"))
 
-    known = _STATE_KEYS | (_ROOT_ONLY_KEYS if parent_id is None else frozenset())
+    known = _ROOT_KEYS if parent_id is None else _STATE_KEYS
     extra = {k: v for k, v in config.items() if k not in known}
     if parent_id is not None and "target" in config and state_type != "history":
         extra["target"] = config["target"]
@@ -176,8 +178,8 @@ def _parse_state(
         initial_actions=initial_actions,
         children=children,
         transitions=transitions + tuple(invoke_transitions) if invoke_transitions else transitions,
-        entry=_parse_actions(config.get("entry"), _join(where, "entry")),
-        exit=_parse_actions(config.get("exit"), _join(where, "exit")),
+        entry=_parse_state_actions(config, "entry", where),
+        exit=_parse_state_actions(config, "exit", where),
         invoke=invokes,
         tags=tags,
         meta=config.get("meta"),
@@ -189,6 +191,12 @@ def _parse_state(
         target=target,
         extra=extra if parent_id is not None else {},
     )
+
+
+def _parse_state_actions(config: Mapping[str, Any], key: str, where: str) -> tuple[Action, ...]:
+    """A state's `entry` or `exit` (most states have neither: nothing to read or name)."""
+    value = config.get(key)
+    return () if value is None else _parse_actions(value, _join(where, key))
 
 
 def _to_list(value: Any) -> list[Any]:
@@ -205,8 +213,9 @@ def _parse_transitions(config: Mapping[str, Any], node_id: str, where: str) -> t
     if on is not None:
         if not isinstance(on, Mapping):
             raise MachineDefinitionError("`on` must be an object of event descriptors", _join(where, "on"))
+        on_where = _join(where, "on")
         for descriptor, value in js_items(on):
-            result.extend(_parse_transition_list(value, node_id, "on", descriptor, _join(_join(where, "on"), descriptor)))
+            result.extend(_parse_transition_list(value, node_id, "on", descriptor, _join(on_where, descriptor)))
     if config.get("always") is not None:
         result.extend(_parse_transition_list(config["always"], node_id, "always", "", _join(where, "always")))
     after = config.get("after")
