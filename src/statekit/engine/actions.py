@@ -8,7 +8,6 @@ in `ExecutableAction.run`, and the actor runs them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from statekit.engine.evaluation import Scope
@@ -87,14 +86,19 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
-@dataclass
 class ActionContext:
-    """The mutable state of one macrostep: the executable actions and the internal queue."""
+    """The mutable state of one macrostep: the executable actions and the internal queue.
 
-    actions: list[ExecutableAction] = field(default_factory=list)
-    internal_queue: list[Event] = field(default_factory=list)
-    #: The system ids of actors spawned in this step (XState's system refuses a second one).
-    system_ids: set[str] = field(default_factory=set)
+    (A plain slotted class: one is made per event, and a dataclass's factories cost more.)"""
+
+    __slots__ = ("actions", "internal_queue", "system_ids")
+
+    def __init__(self, actions: list[ExecutableAction] | None = None, internal_queue: list[Event] | None = None,
+                 system_ids: set[str] | None = None) -> None:
+        self.actions: list[ExecutableAction] = [] if actions is None else actions
+        self.internal_queue: list[Event] = [] if internal_queue is None else internal_queue
+        #: The system ids of actors spawned in this step (XState's system refuses a second one).
+        self.system_ids: set[str] = set() if system_ids is None else system_ids
 
 
 def resolve_actions(
@@ -104,13 +108,15 @@ def resolve_actions(
     actions: Sequence[Action],
     deferred_actor_ids: Sequence[str] | None,
 ) -> Snapshot:
-    """Resolve `actions` in order against an evolving snapshot (each through its `Resolver`)."""
-    resolvers = snapshot.machine.resolvers
-    for action in actions:
-        entry = resolvers.get(id(action))
-        if entry is None or entry[0] is not action:
-            entry = _remember_resolver(snapshot.machine, action)
-        snapshot = entry[1](snapshot, event, ctx, deferred_actor_ids)
+    """Resolve `actions` in order against an evolving snapshot (each through its `Resolver`).
+
+    The resolvers are kept per action list: the lists the engine resolves are the machine's
+    own (a state's entry and exit actions, a transition's actions), made once."""
+    entry = snapshot.machine.resolvers.get(id(actions))
+    if entry is None or entry[0] is not actions or len(entry[1]) != len(actions):
+        entry = _remember_resolvers(snapshot.machine, actions)
+    for resolve in entry[1]:
+        snapshot = resolve(snapshot, event, ctx, deferred_actor_ids)
     return snapshot
 
 
@@ -126,19 +132,19 @@ def resolve_actions(
 #: Resolves one action: `(snapshot, event, ctx, deferred actor ids) -> snapshot`.
 Resolver = Callable[["Snapshot", Event, ActionContext, "Sequence[str] | None"], "Snapshot"]
 
-#: Resolvers kept per machine (keyed by the action object, which the entry keeps alive so its
-#: id is not reused). The machine's own actions are a fixed set; actions built while running
-#: (an inline `enqueueActions`, stopping children) are new objects each time: the bound keeps
-#: them from growing the cache without end.
+#: Action lists whose resolvers are kept per machine (keyed by the list object, which the
+#: entry keeps alive so its id is not reused). The machine's own lists are a fixed set; lists
+#: built while running (an inline `enqueueActions`, stopping children) are new objects each
+#: time: the bound keeps them from growing the cache without end.
 MAX_RESOLVERS = 4096
 
 
-def _remember_resolver(machine: Any, action: Action) -> tuple[Action, Resolver]:
+def _remember_resolvers(machine: Any, actions: Sequence[Action]) -> tuple[Sequence[Action], tuple[Resolver, ...]]:
     resolvers = machine.resolvers
     if len(resolvers) >= MAX_RESOLVERS:
         resolvers.clear()
-    entry = (action, _compile(machine, action))
-    resolvers[id(action)] = entry
+    entry = (actions, tuple(_compile_or_defer(machine, action) for action in actions))
+    resolvers[id(actions)] = entry
     return entry
 
 
@@ -161,6 +167,15 @@ def _is_data(value: Any, machine: Any) -> bool:
             return False
         return not machine.has_unresolved or unresolved_marker(value) is None
     return False
+
+
+def _compile_or_defer(machine: Any, action: Action) -> Resolver:
+    """`_compile`; an action that cannot be compiled (a built-in given as malformed data) is
+    resolved the long way, so that it fails where XState fails: when it is resolved."""
+    try:
+        return _compile(machine, action)
+    except Exception:
+        return _generic(action)
 
 
 def _compile(machine: Any, action: Action) -> Resolver:

@@ -83,7 +83,7 @@ class Actor:
             self._processing = False
 
     def _process(self, event: Mapping[str, Any]) -> None:
-        snapshot = self.get_snapshot()
+        snapshot = self._snapshot if self._snapshot is not None else self.get_snapshot()
         if snapshot.status != "active":
             return
         try:
@@ -115,15 +115,15 @@ class Actor:
             return
         kind = action.type
         params = action.params
-        if type(params) is not dict and not isinstance(params, Mapping):
-            params = {}
-        if kind == "xstate.raise":
+        if type(params) is not dict:  # (the engine gives built-ins dict params)
+            params = params if isinstance(params, Mapping) else {}
+        if kind == "xstate.cancel":
+            self.clock.cancel(f"{self.session_id}.{params.get('sendId')}")
+        elif kind == "xstate.raise":
             if "delay" in params:
                 event = params["event"]
                 key = f"{self.session_id}.{params.get('id') or event.get('type')}"
                 self.clock.schedule(key, params["delay"], lambda: self.send(event))
-        elif kind == "xstate.cancel":
-            self.clock.cancel(f"{self.session_id}.{params.get('sendId')}")
         elif kind == "xstate.emit":
             emitted = params["event"]
             for listener in [*self._emit_listeners.get(emitted.get("type"), ()), *self._emit_listeners.get("*", ())]:

@@ -335,7 +335,7 @@ def _refuse_unresolved(value: Any, where: str) -> None:
 
 
 def _mapping(update: Any) -> Mapping[str, Any]:
-    if not isinstance(update, Mapping):
+    if type(update) is not dict and not isinstance(update, Mapping):  # (no ABC check for a dict: every assign)
         raise TypeError("an assign function must return a mapping of context keys")
     return update
 

@@ -192,8 +192,8 @@ class Machine:
         self.local_parts: dict[tuple[object, ...], Any] = {}
         #: Built-in actions given as data in `setup(actions=...)`, parsed: name -> (data, Action).
         self.parsed_actions: dict[str, tuple[Any, Action]] = {}
-        #: Each action's resolver, compiled on first use (bounded; see `actions.resolve_actions`).
-        self.resolvers: dict[int, tuple[Action, Any]] = {}
+        #: The resolvers of each action list, compiled on first use (bounded; see `actions.resolve_actions`).
+        self.resolvers: dict[int, tuple[Any, tuple[Any, ...]]] = {}
         self._resolver = Resolver(model)
         for node in self.nodes:
             self._initialize(node)
