@@ -85,6 +85,10 @@ class Resolver:
         parent = self.parents.get(source.id)
         if is_internal and parent is None:
             return self.node_by_path(source, target[1:])
+        if not is_internal and parent is not None and "." not in target and "\\" not in target:
+            found = parent.child(target)  # a plain sibling key: what the path walk below finds
+            if found is not None:
+                return found
         resolved = source.key + target if is_internal else target
         if parent is None:
             raise MachineDefinitionError(
