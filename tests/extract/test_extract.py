@@ -387,3 +387,12 @@ exports.m = (0, xstate_1.createMachine)({
     assert config["entry"] == [{"type": "xstate.raise", "event": {"type": "X"}}, {"type": "mine_1.assign()"}]
     assert config["on"]["X"]["guard"] == {"type": "xstate.not", "guard": "g"}
     assert [e["code"] for e in result["errors"]] == ["unresolved_reference"]
+
+
+def test_a_transition_that_is_an_import_is_refused_not_read_as_targetless() -> None:
+    source = """import { createMachine } from 'xstate';
+import { NEXT } from './targets';
+export const m = createMachine({ initial: 'a', states: { a: { on: { GO: NEXT } }, b: {} } });"""
+    with pytest.raises(ToolError) as raised:
+        tools.call("simulate_machine", {"machine": source, "events": ["GO"]})
+    assert "the transition is `NEXT`" in raised.value.message

@@ -307,6 +307,12 @@ def _parse_transition(
         item = {}
     if not isinstance(item, Mapping):
         raise MachineDefinitionError("a transition must be a target string or an object", where)
+    unread = unresolved_marker(item) if len(item) == 1 else None
+    if unread is not None and set(item) <= {"$ref", "$expr"}:
+        # `on: { GO: NEXT }` with NEXT imported: read as an object it would be a targetless
+        # transition, a silent wrong answer; XState goes where NEXT says.
+        raise MachineDefinitionError(f"the transition is `{unread}`, which statekit cannot evaluate without "
+                                     "running the source (an import, a parameter or a call)", where)
     raw_target = item.get("target")
     targets: tuple[str, ...] | None
     if raw_target is None or raw_target == "":
