@@ -299,8 +299,9 @@ def _explore(machine: Machine, start: Snapshot, events_for: Callable[[Snapshot],
         if graph.truncated is not None:
             break
     graph.iterations = iterations
-    graph.edges = [[Edge(event_key, event, index_of[next_key], taken) for event_key, event, next_key, taken in edges
-                    if next_key in index_of]
+    make_edge = tuple.__new__  # Edge's own __new__ is a Python function; this builds the same tuple
+    graph.edges = [[make_edge(Edge, (event_key, event, index_of[next_key], taken))
+                    for event_key, event, next_key, taken in edges if next_key in index_of]
                    for edges in pending]
     return graph
 
