@@ -9,14 +9,19 @@ very layout the PNG shows.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 #: Text boxes are shrunk by this much on each side before overlap checks: glyph boxes include
 #: line spacing, and a label whose padding touches a line is still readable.
 _TEXT_SLACK = 1.0
-#: Points sampled on each cubic Bezier segment of an arrow.
+#: An arrow must pass at least this far from a label's text box (descenders reach its edge).
+_ARROW_ROOM = 1.5
+#: Points sampled on each cubic Bezier segment of an arrow: at least this many, and at least
+#: one per _SAMPLE_SPACING points of its control polygon.
 _SAMPLES = 12
+_SAMPLE_SPACING = 4.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,8 +230,11 @@ def sampled(points: tuple[tuple[float, float], ...]) -> list[tuple[float, float]
     result: list[tuple[float, float]] = [curve[0]]
     for start in range(0, len(curve) - 3, 3):
         p0, p1, p2, p3 = curve[start : start + 4]
-        for step in range(1, _SAMPLES + 1):
-            t = step / _SAMPLES
+        # dense enough that no label can sit between two samples: one every few points
+        hull = math.dist(p0, p1) + math.dist(p1, p2) + math.dist(p2, p3)
+        steps = max(_SAMPLES, math.ceil(hull / _SAMPLE_SPACING))
+        for step in range(1, steps + 1):
+            t = step / steps
             u = 1 - t
             result.append(
                 (
@@ -261,8 +269,9 @@ def label_collisions(layout: Layout) -> list[str]:
             assert other.label is not None
             if label.overlaps(other.label.shrunk(_TEXT_SLACK)):
                 problems.append(f"label {edge.text!r} overlaps label {other.text!r}")
+        clear = edge.label.shrunk(-_ARROW_ROOM)
         for other in layout.edges:
-            if any(label.contains_point(x, y) for x, y in sampled(other.points)):
+            if any(clear.contains_point(x, y) for x, y in sampled(other.points)):
                 what = "its own arrow" if other is edge else f"the arrow {other.tail}->{other.head}"
                 problems.append(f"label {edge.text!r} lies on {what}")
     return problems

@@ -18,11 +18,14 @@ from dataclasses import dataclass
 from statekit.render.geometry import Box, LaidEdge, Layout, sampled
 
 #: Gaps between a label and the arrow point it is placed beside: close first, then a little off.
-_GAPS = (2.0, 12.0)
+_GAPS = (2.0, 12.0, 24.0)
 #: Where along an arrow candidate spots are tried, most preferred first.
 _FRACTIONS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9)
 _CELL = 48.0
 _SLACK = 1.0
+#: Room kept between a label's text box and any arrow (more than the check in
+#: geometry.label_collisions asks for, so a label never ends up touching a line).
+ARROW_CLEARANCE = 1.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,15 +59,17 @@ class _Grid:
         for x, y in points:
             self.points[(math.floor(x / _CELL), math.floor(y / _CELL))].append((x, y))
 
-    def hits(self, box: Box) -> int:
+    def hits(self, box: Box, clear: Box) -> int:
+        """Boxes overlapping `box`, plus arrow points inside `clear` (the box with the room an
+        arrow must keep from a label)."""
         seen: set[int] = set()
         count = 0
-        for cell in self._cells(box):
+        for cell in self._cells(clear):
             for key, other in self.boxes.get(cell, ()):
                 if key not in seen and box.overlaps(other):
                     seen.add(key)
                     count += 1
-            count += sum(1 for x, y in self.points.get(cell, ()) if box.contains_point(x, y))
+            count += sum(1 for x, y in self.points.get(cell, ()) if clear.contains_point(x, y))
         return count
 
 
@@ -150,7 +155,7 @@ def place_labels(layout: Layout) -> list[PlacedLabel]:
         for box, anchor in _candidates(edge, routes[index]):
             check = box.shrunk(_SLACK)
             # a frame's border can still grow around the label (layout._grown_frames): cheaper
-            hard = obstacles.hits(check) + 0.6 * frames.crossings(check)
+            hard = obstacles.hits(check, box.shrunk(-ARROW_CLEARANCE)) + 0.6 * frames.crossings(check)
             # stay in the frame the arrow is in, and inside the drawing
             home = frames.innermost(*anchor)
             soft = 0.0 if home is None or check.inside(home) else 0.2

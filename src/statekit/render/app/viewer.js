@@ -517,8 +517,8 @@
     var dx = tip[0] - base[0], dy = tip[1] - base[1];
     var length = Math.sqrt(dx * dx + dy * dy) || 1;
     var nx = -dy / length * length * 0.36, ny = dx / length * length * 0.36;
-    el("path", { "class": "arrowhead", d: "M" + tip[0] + "," + tip[1] + " L" + (base[0] + nx) + "," + (base[1] + ny) +
-      " L" + (base[0] - nx) + "," + (base[1] - ny) + " Z" }, parent);
+    el("polygon", { "class": "arrowhead", points: tip[0] + "," + tip[1] + " " + (base[0] + nx) + "," + (base[1] + ny) +
+      " " + (base[0] - nx) + "," + (base[1] - ny) }, parent);
   }
 
   function renderLaidOut(laid) {
