@@ -18,7 +18,7 @@ from needs import missing
 from statekit import tools
 from statekit.errors import ToolError
 from statekit.formats import detect_format, read_any, write_format
-from statekit.model import MachineModel, parse_machine
+from statekit.model import MachineModel, machine_to_config, parse_machine
 from statekit.model.resolve import resolve_targets
 
 VALIDATORS = Path(__file__).parent / "validators"
@@ -384,3 +384,25 @@ def test_a_note_on_no_state_is_a_warning() -> None:
     assert [node.key for node in outcome.model.root.children] == ["a", "b"]
     assert outcome.model.root.children[1].description == "fine"
     assert "note_lost" in {w["code"] for w in outcome.warnings}
+
+
+def test_builtin_guards_and_actions_are_labelled_so_that_they_read_back() -> None:
+    """statelyai/xstate's trivia example: `guard: not('isAnswerCorrect')`, `actions: assign(...)`
+    (the labels `[xstate.not]` / `xstate.assign` read back as built-ins without operands)."""
+    config = {"id": "m", "initial": "a", "states": {
+        "a": {"on": {"GO": [
+            {"target": "b", "guard": {"type": "xstate.not", "guard": "isAnswerCorrect"},
+             "actions": {"type": "xstate.assign", "assignment": {"x": 1}}},
+            {"target": "b", "guard": {"type": "xstate.and", "guards": ["p", {"type": "xstate.or", "guards": ["q", "r"]}]}},
+        ]}},
+        "b": {}}}
+    for target in ("mermaid", "d2"):
+        _, text, warnings = write_format(parse_machine(config), target)
+        assert isinstance(text, str) and "xstate." not in text
+        assert "guard_lost" in {w["code"] for w in warnings}
+        back = read_any(text, target).model
+        (first, second) = back.root.children[0].transitions
+        assert first.guard is not None and first.guard.type == "!isAnswerCorrect"
+        assert [a.type for a in first.actions] == ["assign"]
+        assert second.guard is not None and second.guard.type == "p && (q || r)"
+        assert machine_to_config(back)  # writes again

@@ -457,3 +457,19 @@ def test_scxml_without_namespace_is_read_as_scxml() -> None:
     outcome = read_any('<scxml version="1.0"><state id="a"><transition event="GO" target="b"/></state><state id="b"/></scxml>')
     assert outcome.format == "scxml"
     assert machine_to_config(outcome.model)["states"]["a"] == {"on": {"GO": "b"}}
+
+
+def test_an_assign_of_several_keys_or_of_code_is_written_with_warnings() -> None:
+    """statelyai/xstate's trivia example: `assign({homePageCharacters: ({event}) => event.output, hasLoaded: true})`."""
+    config = {"id": "m", "initial": "a", "states": {
+        "a": {"on": {"GO": {"target": "b", "actions": {"type": "xstate.assign", "assignment": {
+            "chars": {"$js": "({ event }) => event.output"}, "hasLoaded": True}}}}},
+        "b": {}}}
+    text, warnings = to_scxml(config)
+    assert_schema_valid(text)
+    assert {"assign_split", "inline_value"} <= codes(warnings)
+    back = read_any(text, "scxml").model
+    assert len(back.root.children[0].transitions[0].actions) == 2
+    _, single_warnings = to_scxml({**config, "states": {**config["states"], "a": {"on": {"GO": {
+        "target": "b", "actions": {"type": "xstate.assign", "assignment": {"hasLoaded": True}}}}}}})
+    assert not {"assign_split", "inline_value"} & codes(single_warnings)

@@ -130,3 +130,14 @@ def test_writing_source_back_keeps_the_export_name() -> None:
     # From a JSON config there is no export name: the machine id names it, as before.
     assert "export const checkoutMachine = " in formats.convert({"id": "checkout", "initial": "a", "states": {"a": {}}},
                                                                  "xstate-ts")["content"]
+
+
+def test_values_extraction_did_not_evaluate_are_written_as_they_were_and_warned() -> None:
+    """statelyai/xstate's tiles example: `tiles: range(16)` (range is the module's own function)."""
+    config = {"id": "tiles", "context": {"tiles": {"$expr": "range(16)"}}, "initial": "a", "states": {"a": {}}}
+    _, text, warnings = write_format(parse_machine(config), "xstate-ts")
+    assert isinstance(text, str) and "tiles: range(16)" in text
+    (kept,) = [w for w in warnings if w["code"] == "expression_kept"]
+    assert "'range(16)'" in kept["message"] and "names they use are defined" in kept["message"]
+    _, _, plain_warnings = write_format(parse_machine({"id": "t", "context": {"tiles": [1]}}), "xstate-ts")
+    assert "expression_kept" not in {w["code"] for w in plain_warnings}

@@ -567,3 +567,18 @@ def test_transition_ids_are_unique_with_several_invokes() -> None:
     )
     ids = [t.id for t in model.transitions()]
     assert len(set(ids)) == len(ids)
+
+
+@pytest.mark.parametrize(("field", "name", "missing"), [
+    ("guard", "xstate.not", "guard"), ("guard", "xstate.and", "guards"), ("guard", "xstate.stateIn", "state"),
+    ("actions", "xstate.assign", "assignment"), ("actions", "xstate.raise", "event"),
+])
+def test_a_builtins_bare_name_is_refused_as_its_object_would_be(field: str, name: str, missing: str) -> None:
+    """`guard: "xstate.not"` has no operand (a diagram label can say it; the model must not hold it)."""
+    with pytest.raises(MachineDefinitionError, match=missing):
+        parse_machine({"initial": "a", "states": {"a": {"on": {"GO": {"target": "b", field: name}}}, "b": {}}})
+
+
+def test_a_builtin_without_fields_by_its_name_is_still_that_builtin() -> None:
+    model = parse_machine({"initial": "a", "states": {"a": {"entry": "xstate.log"}}})
+    assert model.root.children[0].entry[0].is_builtin

@@ -7,6 +7,7 @@ reader builds, turned into a machine with every default it fills in reported as 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ from statekit.budget import check_budget
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import FormatWarning, warning
 from statekit.model import MachineModel, StateNode, Transition, parse_machine
+from statekit.model.core import Guard
 from statekit.model.parse import DEFAULT_MACHINE_ID
 from statekit.model.resolve import Resolver
 
@@ -80,6 +82,21 @@ class Edge:
 _LABEL_SPECIALS = re.compile(r"[\[\]/\n\r;#%\"{}:\\]")
 
 
+def _guard_text(guard: Guard) -> str:
+    """A guard as a label can say it: its name, or a built-in as an expression of its operands
+    (`!isAnswerCorrect`, `a && b`, `in(#id)`), never a built-in's bare name."""
+    if guard.type == "xstate.not" and guard.guards:
+        inner = _guard_text(guard.guards[0])
+        return f"!{inner}" if guard.guards[0].type not in ("xstate.and", "xstate.or") else f"!({inner})"
+    if guard.type in ("xstate.and", "xstate.or"):
+        joiner = " && " if guard.type == "xstate.and" else " || "
+        return joiner.join(f"({_guard_text(g)})" if g.type in ("xstate.and", "xstate.or") else _guard_text(g)
+                           for g in guard.guards) or guard.type.removeprefix("xstate.")
+    if guard.type == "xstate.stateIn":
+        return f"in({guard.state if isinstance(guard.state, str) else json.dumps(guard.state)})"
+    return guard.type.removeprefix("xstate.") if guard.is_builtin else guard.type
+
+
 def transition_label(transition: Transition, path: str, warnings: list[FormatWarning], format_name: str) -> str:
     """`EVENT [guard] / a, b`, with a warning for everything the label cannot carry."""
     def lose(code: str, what: str) -> None:
@@ -95,7 +112,7 @@ def transition_label(transition: Transition, path: str, warnings: list[FormatWar
     label = event
     guard = transition.guard
     if guard is not None:
-        name = guard.type
+        name = _guard_text(guard)
         if guard.code is not None or guard.is_builtin or guard.has_params:
             lose("guard_lost", f"the guard {guard.type!r} beyond its name (code, params or operands)")
         if _LABEL_SPECIALS.search(name):
@@ -103,7 +120,10 @@ def transition_label(transition: Transition, path: str, warnings: list[FormatWar
             lose("guard_renamed", f"the guard name {guard.type!r}; written as {name!r}")
         label = f"{label} [{name}]".strip()
     if transition.actions:
-        names = [_LABEL_SPECIALS.sub("_", action.type).replace(",", "_") for action in transition.actions]
+        # A built-in's bare name would read back as that built-in without its fields: its short
+        # name (`assign`, `raise`) reads back as a named action, as a label can only say.
+        names = [_LABEL_SPECIALS.sub("_", action.type.removeprefix("xstate.") if action.is_builtin else action.type)
+                 .replace(",", "_") for action in transition.actions]
         lose("actions_as_text", "transition actions; only their names are written in the label")
         label = f"{label} / {', '.join(names)}"
     if transition.reenter_given:

@@ -29,7 +29,9 @@ from statekit.formats.scxml_read import (
     TARGET_ATTRIBUTE,
 )
 from statekit.model import Action, EnqueueBranch, Guard, MachineModel, StateNode, Transition
+from statekit.model.inline import is_inline
 from statekit.model.resolve import Resolver
+from statekit.model.unresolved import unresolved_marker
 
 _Q = "{" + SCXML_NS + "}"
 _NCNAME_START = re.compile(r"^[^\W\d]", re.UNICODE)
@@ -665,8 +667,16 @@ def _assign(writer: ScxmlWriter, action: Action, where: str) -> list[ET.Element]
     if not isinstance(assignment, Mapping):
         writer.warn("action_not_expressible", "an assignment function cannot be written; dropped", where)
         return []
+    if len(assignment) > 1:
+        writer.warn("assign_split", f"an assignment of {len(assignment)} keys is written as {len(assignment)} "
+                    "<assign> elements, which read back as as many assign actions (each one sees the context "
+                    "the one before made)", where)
     result = []
     for key, value in assignment.items():
+        if is_inline(value) or unresolved_marker(value) is not None:
+            writer.warn("inline_value", f"the value assigned to {str(key)!r} is code statekit keeps, not a value; "
+                        "written as its JSON encoding, which another SCXML processor reads as an object",
+                        _join(where, f"assignment.{key}"))
         expr = writer._literal(value, _join(where, f"assignment.{key}"))
         if expr is not None:
             result.append(ET.Element(_Q + "assign", {"location": str(key), "expr": expr}))

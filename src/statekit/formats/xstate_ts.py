@@ -113,6 +113,8 @@ class _Writer:
         #: JavaScript infers the same name for them when the file is read again.
         self.hoisted: dict[str, str] = {}
         self._hoisted_as: dict[tuple[str, str], str] = {}
+        #: Expressions and references extraction did not evaluate, written as they were.
+        self.unevaluated: list[str] = []
 
     def inline(self, name: str, code: str, inferred: str) -> str:
         """Inline code written where JavaScript would name it `inferred`, keeping `name`."""
@@ -143,6 +145,8 @@ class _Writer:
     def value(self, value: Any, indent: int) -> str:
         code = _code_of(value)
         if code is not None:
+            if "$js" not in value:
+                self.unevaluated.append(code)
             return code
         if isinstance(value, dict):
             return self._object(value, indent, self.value)
@@ -409,6 +413,12 @@ def write(model: MachineModel) -> tuple[str | dict[str, Any], list[FormatWarning
     else:
         writer.imports.add("createMachine")
         head = f"export const {variable} = createMachine("
+    if writer.unevaluated:
+        shown = ", ".join(repr(" ".join(code.split())[:60]) for code in writer.unevaluated[:3])
+        warnings.append(warning(
+            "expression_kept", f"{len(writer.unevaluated)} value(s) statekit did not evaluate are written as they were "
+            f"({shown}{', ...' if len(writer.unevaluated) > 3 else ''}): XState evaluates them when it builds the "
+            "machine, so the file builds only where the names they use are defined, as in the original module", ""))
     imports = ", ".join(sorted(writer.imports))
     hoisted = "".join(f"const {name} = {code};\n" for name, code in writer.hoisted.items())
     return f"import {{ {imports} }} from 'xstate';\n\n{hoisted}{chr(10) if hoisted else ''}{head}{config});\n", warnings

@@ -15,6 +15,7 @@ from statekit.budget import check_budget
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import (
     BUILTIN_ACTIONS,
+    BUILTIN_GUARDS,
     Action,
     EnqueueBranch,
     Guard,
@@ -348,7 +349,9 @@ def _parse_transition(
 def parse_guard(config: Any, where: str) -> Guard:
     """Read a guard: a name, `{type, params}`, or a built-in combinator object."""
     if isinstance(config, str):
-        return Guard(type=config)
+        # A built-in's bare name has none of its operands: read it as the object, which says
+        # what is missing (a diagram label can hold `xstate.not`; the model must not).
+        return parse_guard({"type": config}, where) if config in BUILTIN_GUARDS else Guard(type=config)
     if callable(config):
         return Guard(type=getattr(config, "__name__", "(anonymous)"), code=f"<python {getattr(config, '__qualname__', '?')}>")
     if not isinstance(config, Mapping) or not isinstance(config.get("type"), str):
@@ -388,7 +391,8 @@ def _parse_actions(config: Any, where: str) -> tuple[Action, ...]:
 def parse_action(config: Any, where: str) -> Action:
     """Read an action: a name, `{type, params}`, or a built-in action object."""
     if isinstance(config, str):
-        return Action(type=config)
+        # As for guards: `"xstate.assign"` alone is an assign without its assignment.
+        return parse_action({"type": config}, where) if config in BUILTIN_ACTIONS else Action(type=config)
     if not isinstance(config, Mapping) or not isinstance(config.get("type"), str):
         raise MachineDefinitionError("an action must be a name or an object with a string `type`", where)
     action_type = config["type"]

@@ -98,6 +98,15 @@ function toFunctionBody(js) {
       for (const m of modifiers) edits.push([m.getStart(file), m.end, '']);
     }
   }
+  // `import.meta` is a syntax error in a function body: a stand-in object (bundles read `.url`).
+  const visit = (node) => {
+    if (ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword) {
+      edits.push([node.getStart(file), node.end, '({ url: "file:///stand-in.js", env: {} })']);
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
   edits.sort((a, b) => b[0] - a[0]);
   let out = js;
   for (const [from, to, text] of edits) out = out.slice(0, from) + text + out.slice(to);
@@ -105,6 +114,7 @@ function toFunctionBody(js) {
 }
 
 const AsyncFunction = (async () => {}).constructor;
+const BROWSER_GLOBALS = ['window', 'document', 'localStorage', 'sessionStorage', 'navigator', 'location'];
 const askFactories = process.argv[2] === '--factories';
 
 // The machines of the last file run, loaded at the top level, each as `{machine}` where a later
@@ -154,9 +164,11 @@ async function runFile(file, factoryNames = []) {
   // With factories asked for, the body ends by handing out a reader of its top-level bindings
   // (a direct eval sees them; an unknown or unreadable name reads as undefined).
   const reader = askFactories ? '\n;return (name) => { try { return eval(name); } catch { return undefined; } };' : '';
-  const body = new AsyncFunction('require', 'module', 'exports', 'console', js + reader);
+  // Browser globals that bundles touch on load are markers too (node has none of them).
+  const browser = BROWSER_GLOBALS.map((name) => marker(name));
+  const body = new AsyncFunction('require', 'module', 'exports', 'console', ...BROWSER_GLOBALS, js + reader);
   // Top-level code may wait forever (on an inert actor); the machines are recorded by then.
-  const read = await Promise.race([body(fakeRequire, module, module.exports, quiet), new Promise((resolve) => setTimeout(resolve, 200))]);
+  const read = await Promise.race([body(fakeRequire, module, module.exports, quiet, ...browser), new Promise((resolve) => setTimeout(resolve, 200))]);
   if (!askFactories) return recorded;
   const loaded = recorded;
   const factories = {};
@@ -339,5 +351,6 @@ for (const [file, factoryNames] of Object.entries(requests)) {
     results[file] = { error: String(error && error.stack ? error.stack.split('\n').slice(0, 3).join(' | ') : error) };
   }
 }
-process.stdout.write(JSON.stringify(results));
-process.exit(0);
+// Exit once the output is written: to a pipe, process.exit() right after write() cuts it at 64 KiB.
+// (Exiting at all ends timers that files started.)
+process.stdout.write(JSON.stringify(results), () => process.exit(0));
