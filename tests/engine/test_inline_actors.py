@@ -168,3 +168,19 @@ def test_xstate_helpers_exist_only_where_the_module_imports_them() -> None:
     not_imported = _machine({"id": "m", "context": {"$js": "() => ({ f: typeof fromPromise })"}})
     snapshot, _ = statekit.initial_transition(not_imported)
     assert snapshot.context == {"f": "undefined"}
+
+
+def test_a_sandbox_made_again_after_a_fatal_error_never_reuses_a_session_id() -> None:
+    sandbox = JsSandbox(time_limit=0.2)
+    machine = _machine({"id": "m", "context": {"refs": []}, "on": {
+        "ADD": {"actions": {"type": "xstate.assign", "assignment": {
+            "refs": {"$js": "({ context, spawn }) => [...context.refs, spawn('worker')]"}}}},
+        "SPIN": {"actions": {"type": "xstate.assign", "assignment": {"$js": "() => { for (;;) {} }"}}}}},
+        actors={"worker": {}}, sandbox=sandbox)
+    snapshot, _ = statekit.initial_transition(machine)
+    snapshot, _ = statekit.transition(machine, snapshot, {"type": "ADD"})
+    with pytest.raises(Exception, match="time limit"):  # the context is dropped and made again
+        statekit.transition(machine, snapshot, {"type": "SPIN"})
+    snapshot, _ = statekit.transition(machine, snapshot, {"type": "ADD"})
+    ids = [_ref(ref) for ref in snapshot.context["refs"]]
+    assert len(set(ids)) == 2 and set(snapshot.children) == set(ids)

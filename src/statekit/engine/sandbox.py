@@ -77,6 +77,8 @@ UNDEFINED_KEY = "__statekit_undefined__"
 #: How XState persists an actor reference in context (`{"xstate$$type": 1, "id": ...}`), and how
 #: statekit's snapshots hold one; the sandbox revives it as a reference object.
 ACTOR_REF_KEY = "xstate$$type"
+#: Session ids (`x:<n>`) each context books from: a context made after a reset starts past them.
+_SESSIONS_PER_CONTEXT = 1_000_000
 _SPAWNED_PREFIX = "#spawned:"  # JSON text never starts with `#`
 REF_PREFIX = "__statekit_ref:"
 _PRELUDE = """
@@ -166,6 +168,9 @@ _PRELUDE = """
     };
   };
   let nextSession = 0;
+  // A context made again after a fatal error (out of time or memory) goes on from where the
+  // snapshots' session ids cannot reach, so a new actor never takes an old one's id.
+  globalThis.__firstSession = function (n) { nextSession = n; };
   // A session id as XState books them (`x:<n>`); XState's counter is global to the process.
   const sessionId = function () { return "x:" + (nextSession++); };
   const REF_TYPE = "xstate$$type";
@@ -405,6 +410,8 @@ class JsSandbox:
         self.unavailable: dict[str, str] = dict(unavailable or {})
         self.closures: dict[str, dict[str, Any]] = {}
         self.logic: dict[str, str] = {}
+        #: How many QuickJS contexts this sandbox has made (one, unless a fatal error reset it).
+        self._contexts = 0
         self._context: Any = None
         self._call: Any = None
         self._enqueue: Any = None
@@ -443,6 +450,9 @@ class JsSandbox:
             context.set_max_stack_size(self.stack_limit)
             context.set_time_limit(self.time_limit)
             context.eval(_PRELUDE)
+            if self._contexts:
+                context.eval(f"__firstSession({self._contexts * _SESSIONS_PER_CONTEXT});")
+            self._contexts += 1
             context.eval(_globals_source(self.constants, self.unavailable, self.closures, self.logic))
             self._context = context
             self._call = context.get("__call")
