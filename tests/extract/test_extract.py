@@ -396,3 +396,16 @@ export const m = createMachine({ initial: 'a', states: { a: { on: { GO: NEXT } }
     with pytest.raises(ToolError) as raised:
         tools.call("simulate_machine", {"machine": source, "events": ["GO"]})
     assert "the transition is `NEXT`" in raised.value.message
+
+
+def test_pure_math_and_array_fill_in_initial_data_are_computed() -> None:
+    machine = only_machine("""
+const grid = { width: 25 };
+createMachine({ context: {
+  x: Math.floor((grid.width * 3) / 4), r: Math.round(-2.5), top: Math.max(1, 4, 2),
+  board: Array(3).fill(null), zeros: new Array(2).fill(0), seed: Math.random(), shared: Array(2).fill({}),
+} });""")
+    assert machine["config"]["context"] == {
+        "x": 18, "r": -2, "top": 4, "board": [None, None, None], "zeros": [0, 0],
+        "seed": {"$expr": "Math.random()"}, "shared": {"$expr": "Array(2).fill({})"},
+    }

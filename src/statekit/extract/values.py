@@ -373,7 +373,40 @@ class Evaluator:
         factory = self._user_function(callee)
         if factory is not None:
             return self._apply(factory, node, named(arguments), depth)
-        return _expr(node)
+        computed = self._pure_builtin(callee, named(arguments), depth)
+        return _expr(node) if computed is None else computed
+
+    def _pure_builtin(self, callee: Node, arguments: list[Node], depth: int) -> Any:
+        """`Math.floor(...)`-style calls on numbers and `Array(n).fill(value)`, which configs use
+        for their initial data and which give the same value however often they run; None else."""
+        callee = callee_of(callee)
+        if callee.type != "member_expression":
+            return None
+        obj = callee.child_by_field_name("object")
+        prop = callee.child_by_field_name("property")
+        if obj is None or prop is None:
+            return None
+        obj = unwrap(obj)
+        method = text(prop)
+        if obj.type == "identifier" and text(obj) == "Math" and self.binding("Math", obj) is None:
+            values = [self.value(arg, "", depth + 1) for arg in arguments]
+            if method in _MATH and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+                try:
+                    return _normal_number(_MATH[method](*values))
+                except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+                    return None
+            return None
+        if method == "fill" and obj.type in ("call_expression", "new_expression") and len(arguments) == 1:
+            maker = obj.child_by_field_name("function") or obj.child_by_field_name("constructor")
+            sized = obj.child_by_field_name("arguments")
+            if maker is None or sized is None or text(maker) != "Array" or self.binding("Array", maker) is not None:
+                return None
+            size = [self.value(arg, "", depth + 1) for arg in named(sized)]
+            value = self.value(arguments[0], "", depth + 1)
+            sized_ok = len(size) == 1 and isinstance(size[0], int) and not isinstance(size[0], bool) and 0 <= size[0] <= MAX_FILL
+            if sized_ok and (value is None or isinstance(value, str | int | float | bool)):
+                return [value] * size[0]  # a primitive: an object would be one shared reference
+        return None
 
     def _user_function(self, callee: Node) -> Node | None:
         """The function a callee names when it is declared in this file: `f`, or `obj.f` of a
@@ -502,6 +535,27 @@ _HANDLERS: dict[str, Callable[[Evaluator, Node, str, int], Any]] = {
     "false": Evaluator._constant,
     "null": Evaluator._constant,
     "undefined": Evaluator._constant,
+}
+
+
+#: `Array(n).fill(v)` is evaluated up to this length.
+MAX_FILL = 10_000
+
+
+def _js_round(value: float) -> float:
+    return float(math.floor(value + 0.5))
+
+
+def _js_sign(value: float) -> float:
+    return float((value > 0) - (value < 0))
+
+
+#: Math functions JavaScript computes the same way on the numbers a config holds.
+_MATH: dict[str, Callable[..., float]] = {
+    "floor": lambda x: float(math.floor(x)), "ceil": lambda x: float(math.ceil(x)), "round": _js_round,
+    "trunc": lambda x: float(math.trunc(x)), "abs": lambda x: float(abs(x)), "sign": _js_sign,
+    "min": lambda *xs: float(min(xs)) if xs else math.inf, "max": lambda *xs: float(max(xs)) if xs else -math.inf,
+    "pow": lambda x, y: float(x) ** y, "sqrt": math.sqrt,
 }
 
 
