@@ -561,6 +561,23 @@ def test_eventless_guards_that_loop_when_assumed_true_are_assumed_false() -> Non
     assert {json.dumps(p["state"]["value"]) for p in reached["paths"]} == {'"idle"', '{"searching": "some"}'}
 
 
+def test_the_structure_leaves_out_sends_to_a_parent_it_does_not_have() -> None:
+    """sanity's deletionMachine: inline code that cannot run, and `sendParent` on entry/exit."""
+    machine = {
+        "id": "deletion", "initial": "idle", "context": {"$js": "({ input }) => ({ ids: [...input.ids] })"},
+        "states": {
+            "idle": {"on": {"delete.request": {"guard": "canRequestDeletion", "target": "active"}}},
+            "active": {"entry": {"type": "xstate.sendParent", "event": {"type": "deletion.activated"}},
+                       "exit": {"type": "xstate.sendParent", "event": {"type": "deletion.deactivated"}},
+                       "on": {"delete.cancel": "idle"}},
+        },
+    }
+    result = paths(machine)
+    assert result["normalization"]["mode"] == "structural"
+    assert {p["state"]["value"] for p in result["paths"]} == {"idle", "active"}
+    assert "deletion.active entry: xstate.sendParent" in result["normalization"]["droppedActions"]
+
+
 def test_a_machine_without_code_that_throws_is_still_an_error() -> None:
     machine = {"id": "loop", "initial": "a", "states": {"a": {"on": {"GO": "b"}}, "b": {"always": "c"}, "c": {"always": "b"}}}
     with pytest.raises(ToolError, match="Infinite loop"):

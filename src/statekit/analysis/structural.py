@@ -27,8 +27,10 @@ from statekit.model.core import (
 )
 
 #: Actions kept in the structure: they move the machine (events, actors, timers), not data.
+#: `sendParent` is not: it moves only a parent, and a machine traversed alone has none (the
+#: send throws "Unable to send event to actor '#_parent'", as sanity's deletionMachine showed).
 _STRUCTURAL_BUILTINS = frozenset({
-    "xstate.raise", "xstate.sendTo", "xstate.sendParent", "xstate.emit", "xstate.cancel",
+    "xstate.raise", "xstate.sendTo", "xstate.emit", "xstate.cancel",
     "xstate.spawnChild", "xstate.stopChild", "xstate.enqueueActions",
 })
 
