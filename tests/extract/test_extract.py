@@ -409,3 +409,10 @@ createMachine({ context: {
         "x": 18, "r": -2, "top": 4, "board": [None, None, None], "zeros": [0, 0],
         "seed": {"$expr": "Math.random()"}, "shared": {"$expr": "Array(2).fill({})"},
     }
+
+
+def test_parentheses_written_only_for_a_type_assertion_go_as_typescript_drops_them() -> None:
+    machine = only_machine("""
+createMachine({ on: { E: { guard: ({ event }) => (event.error as Error).message === 'x' && (event.n!) > (event.m as number) + 1 } } });""")
+    assert machine["config"]["on"]["E"]["guard"]["code"] == (
+        "({ event }) => event.error.message === 'x' && (event.n) > event.m + 1")

@@ -128,6 +128,19 @@ _TYPE_ONLY = frozenset({
 _TYPE_SUFFIXED = frozenset({"as_expression", "satisfies_expression", "non_null_expression"})
 
 
+#: Expressions that need no parentheses of their own once a type assertion around them goes.
+_SIMPLE = frozenset({"identifier", "member_expression", "subscript_expression", "call_expression", "this", "array"})
+
+
+def _drops_parentheses(expression: Node) -> bool:
+    """Whether `(x as T)` / `(x satisfies T)` writes the parentheses only for the type (TypeScript
+    drops them; it keeps those of `(x!)`)."""
+    if expression.type not in ("as_expression", "satisfies_expression"):
+        return False
+    inner = named(expression)
+    return bool(inner) and inner[0].type in _SIMPLE
+
+
 def js_text(node: Node) -> str:
     """The node's source with TypeScript's type syntax taken out (annotations, `as T`,
     `satisfies T`, `x!`, `<T>`, `this: T` parameters, local type declarations), as the
@@ -142,6 +155,12 @@ def js_text(node: Node) -> str:
         if kind in _TYPE_ONLY:
             cuts.append((current.start_byte, current.end_byte))
             continue
+        if kind == "parenthesized_expression":
+            inner = named(current)
+            if len(inner) == 1 and _drops_parentheses(inner[0]):
+                # `(error as Error).message`: TypeScript's output is `error.message`.
+                cuts.append((current.start_byte, inner[0].start_byte))
+                cuts.append((inner[0].end_byte, current.end_byte))
         if kind in _TYPE_SUFFIXED:
             inner = named(current)
             if inner:
