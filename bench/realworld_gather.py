@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tests" / "realworld"))
 
 from realworld_checks import Report, check_corpus, machine_files, package_of, table  # noqa: E402
 
-#: name@version, pinned. The first seven are the CI corpus (tests/realworld/package.json).
+#: name@version, pinned. The first nine are the CI corpus (tests/realworld/package.json).
 PACKAGES = (
     "@portabletext/editor@8.2.4",
     "@portabletext/toolbar@8.0.40",
@@ -44,8 +44,8 @@ PACKAGES = (
     "@sanity/comlink@4.0.3",
     "@sanity/mutate@0.18.2",
     "@sanity/visual-editing@6.1.3",
-    "@portabletext/plugin-typeahead-picker@5.0.28",
     "@portabletext/plugin-sdk-value@7.1.5",
+    "@portabletext/plugin-typeahead-picker@5.0.28",
     "sanity@6.19.0",
     "@ledgerhq/device-management-kit@1.10.0",
     "@ledgerhq/device-signer-kit-ethereum@1.18.1",
