@@ -17,7 +17,7 @@ from typing import Any
 #: line spacing, and a label whose padding touches a line is still readable.
 _TEXT_SLACK = 1.0
 #: An arrow must pass at least this far from a label's text box (descenders reach its edge).
-_ARROW_ROOM = 1.5
+_ARROW_ROOM = 1.0
 #: Points sampled on each cubic Bezier segment of an arrow: at least this many, and at least
 #: one per _SAMPLE_SPACING points of its control polygon.
 _SAMPLES = 12
