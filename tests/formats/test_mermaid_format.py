@@ -406,3 +406,13 @@ def test_builtin_guards_and_actions_are_labelled_so_that_they_read_back() -> Non
         assert [a.type for a in first.actions] == ["assign"]
         assert second.guard is not None and second.guard.type == "p && (q || r)"
         assert machine_to_config(back)  # writes again
+
+
+def test_a_description_starting_with_a_colon_parses_with_mermaid_and_reads_back() -> None:
+    """Found by test_diagram_names' hypothesis run: a note block whose first line starts with `:`
+    was read by mermaid as a one-line note of the `note right of` line before it."""
+    config = {"id": "m", "initial": "a", "states": {"a": {"description": ':x=1: "{x}" y', "on": {"GO": "b"}}, "b": {}}}
+    _, text, _ = write_format(parse_machine(config), "mermaid")
+    assert isinstance(text, str)
+    assert run_validator("mermaid_parse.mjs", [text], "mermaid")[0]["ok"]
+    assert read_any(text, "mermaid").model.nodes["(machine).a"].description == ':x=1: "{x}" y'

@@ -155,6 +155,9 @@ def write_mermaid(model: MachineModel) -> tuple[str | dict[str, Any], list[Forma
                 body = [line.strip() for line in text.splitlines()]
                 # A line starting `end note` ends the block: its `e` is written as an entity code.
                 body = ["#101;" + line[1:] if line.lower().startswith("end note") else line for line in body]
+                # A first line starting with `:` joins `note right of id` as a one-line note
+                # (mermaid's lexer skips the line break): its `:` is an entity code too.
+                body = ["#58;" + line[1:] if line.startswith(":") else line for line in body]
                 lines.append(f"{indent}note right of {sid}")
                 lines.extend(f"{indent}  {line}" for line in body)
                 lines.append(f"{indent}end note")
