@@ -29,6 +29,7 @@ from statekit.analysis.paths import (
 )
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import build_simulation_machine
+from statekit.engine.evaluation import plain_json
 from statekit.errors import ToolError
 from statekit.model import parse_machine
 from statekit.tools import call
@@ -76,7 +77,7 @@ def statekit_result(case: dict[str, Any]) -> dict[str, Any]:
     except ToolError as error:
         return {"name": case["name"], "error": error.message}
     adjacency = [
-        [js_json({"value": state.value, "context": state.context} if state.context else {"value": state.value}),
+        [js_json({"value": state.value, "context": plain_json(state.context)} if state.context else {"value": state.value}),
          [js_json(edge.event) for edge in edges]]
         for state, edges in zip(graph.states, graph.edges, strict=True)
     ]

@@ -182,6 +182,9 @@ TRAVERSAL_CASES = [
     for name, entry in corpus.MACHINES.items()
     # XState's development build throws on a `*` event; test_paths checks how statekit takes it.
     if not any(k in entry for k in ("events", "toState", "fromState", "limit")) and name != "wildcard_star_throws"
+    # Paths reported as JSON cannot tell {x: undefined} from {}: test_paths compares those
+    # machines' states as @xstate/graph serialises them, in node.
+    and not name.startswith("assign_undefined")
 ]
 
 

@@ -46,6 +46,7 @@ from statekit.analysis.structural import eventless_guards, structural_model
 from statekit.budget import BudgetStop
 from statekit.engine.algorithm import WILDCARD
 from statekit.engine.api import initial_transition, restore_snapshot, transition
+from statekit.engine.evaluation import plain_json
 from statekit.engine.machine import Machine, Node, RuntimeTransition
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError, MachineDefinitionError, ToolError
@@ -197,7 +198,11 @@ class StateKeys:
         # Steps that assign nothing share the context object; keep it so its id stays unique.
         cached = self._contexts.get(id(context))
         if cached is None or cached[0] is not context:
-            cached = (context, json.dumps(context, ensure_ascii=False, separators=(",", ":"), default=str))
+            # serializeSnapshot keeps a context with any key, shown as JSON.stringify shows it: a
+            # key holding `undefined` is left out, so `{a: undefined}` reads `{}` (yet is not the
+            # key-less context, which serializeSnapshot leaves out altogether).
+            shown = plain_json(context)
+            cached = (context, json.dumps(shown, ensure_ascii=False, separators=(",", ":"), default=str))
             self._contexts[id(context)] = cached
         return node_set, cached[1]
 
@@ -438,7 +443,7 @@ def simple_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RET
 
 def state_json(snapshot: Snapshot) -> dict[str, Any]:
     """A path state as the tool reports it: `{value, context}` (a copy, never engine data)."""
-    return {"value": copy.deepcopy(snapshot.value), "context": copy.deepcopy(snapshot.context)}
+    return {"value": copy.deepcopy(snapshot.value), "context": plain_json(snapshot.context)}
 
 
 def path_json(graph: StateGraph, target: int, edges: PathEdges) -> dict[str, Any]:

@@ -330,13 +330,21 @@ def _checks_of(spec: ToolSpec) -> _Checks:
 
 
 def check_output_size(result: Any, limit: int | None) -> None:
-    """Refuse a result whose JSON is over `limit` bytes with `output_too_large` naming the limit."""
+    """Refuse a result whose JSON is over `limit` bytes with `output_too_large` naming the limit.
+
+    The result is encoded strictly (no `default=`): a value JSON cannot hold (an engine object
+    such as JavaScript's `undefined` leaking out of a tool) is `internal_error` here, naming
+    its type, rather than a string every face would render differently, or a crash in the
+    server's encoder after the call has been counted as answered.
+    """
+    try:
+        size = len(json.dumps(result, ensure_ascii=False, allow_nan=True).encode("utf-8", "replace"))
+    except TypeError as error:
+        raise ToolError("internal_error", f"the tool returned a value JSON cannot hold ({error})") from None
+    except (ValueError, RecursionError):
+        raise ToolError("internal_error", "the tool returned a result that cannot be encoded as JSON") from None
     if limit is None:
         return
-    try:
-        size = len(json.dumps(result, ensure_ascii=False, default=str, allow_nan=True).encode("utf-8", "replace"))
-    except (TypeError, ValueError, RecursionError):
-        return  # not JSON: the output schema check reports it
     if size > limit:
         raise output_limit_error(limit, size)
 

@@ -374,6 +374,14 @@ MACHINES: dict[str, Config] = {
     "limit_one_under": {**chain(4), "limit": 2},
     "machine_input": {"id": "in", "initial": "a", "input": {"user": "x"}, "states": {
         "a": {"on": {"GO": "b"}}, "b": {}}},
+    # Inline code that assigns `undefined`: JSON.stringify drops the key, so {a: undefined} is the
+    # state {} (the first) and a context holding undefined is reported without that key.
+    "assign_undefined_is_no_key": {"id": "au", "initial": "a", "context": {}, "states": {
+        "a": {"on": {"SET": {"target": "b", "actions": assign(x={"$js": "() => undefined"})}}},
+        "b": {"on": {"BACK": "a", "ONE": {"actions": assign(x=1)}, "NONE": {"actions": assign(x={"$js": "() => undefined"})}}}}},
+    "assign_undefined_in_list": {"id": "al", "initial": "a", "context": {"items": []}, "states": {
+        "a": {"on": {"PUSH": {"target": "b", "actions": assign(items={"$js": "({ context }) => [...context.items, undefined]"})}}},
+        "b": {}}},
 }
 
 # More generated machines: what the hand-written ones did not think of.
