@@ -100,8 +100,16 @@ def _arguments(args: Any) -> dict[str, Any]:
 
 
 def _inline_guard(code: str, evaluator: CodeEvaluator | None, name: str) -> Any:
+    where = f"guard '{name}'"
+    run_guard = getattr(evaluator, "run_guard", None)  # the QuickJS sandbox's direct path for a guard
+    if run_guard is not None:
+        def direct(args: Any, params: Any) -> bool:
+            return bool(run_guard(code, args.context, args.event, params, where))
+
+        return direct
+
     def guard(args: Any, params: Any) -> bool:
-        return bool(evaluate_inline(evaluator, code, _arguments(args), params, f"guard '{name}'"))
+        return bool(evaluate_inline(evaluator, code, _arguments(args), params, where))
 
     return guard
 

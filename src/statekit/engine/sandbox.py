@@ -290,6 +290,16 @@ _PRELUDE = """
     if (kind === "assign" || kind === "action") args.system = SYSTEM;
     return args;
   };
+  // A guard (context and event only, no actor): compiled once and called by number, so a call
+  // carries neither its source text nor a lookup of it.
+  const byId = [];
+  globalThis.__register = function (source) {
+    byId.push(lookup(source));
+    return byId.length - 1;
+  };
+  globalThis.__guard = function (id, argsJson, paramsJson, marked) {
+    return dump(byId[id](load(argsJson, marked), load(paramsJson, marked)));
+  };
   const envs = new Map();
   globalThis.__call = function (source, argsJson, paramsJson, marked, envJson) {
     const fn = lookup(source);
@@ -415,6 +425,10 @@ class JsSandbox:
         self._context: Any = None
         self._call: Any = None
         self._enqueue: Any = None
+        self._guard: Any = None
+        self._register: Any = None
+        #: Guard source -> its number in the current context's function table (see `run_guard`).
+        self._guard_ids: dict[str, int] = {}
         #: The thread the context lives on: a thread id, or _ON_WORKER; None before the first call.
         self._owner: int | None = None
         #: The last `{context, event}` sent and its JSON: the guards of one event's candidates
@@ -423,6 +437,7 @@ class JsSandbox:
         #: once. The objects are held, so their identity cannot be reused meanwhile.
         self._last_args: tuple[Any, Any, str] | None = None
         self._params_cache: dict[int, tuple[Any, str]] = {}
+        self._encoder = _c_encoder()
         #: The actors inline code spawned, until the evaluator takes them (`take_spawned`).
         self.spawned: list[dict[str, Any]] = []
 
@@ -457,6 +472,9 @@ class JsSandbox:
             self._context = context
             self._call = context.get("__call")
             self._enqueue = context.get("__enqueue")
+            self._guard = context.get("__guard")
+            self._register = context.get("__register")
+            self._guard_ids = {}  # numbers of the functions compiled in this context
         return self._call
 
     def _run(self, code: str, args_json: str, params_json: str, marked: bool, where: str,
@@ -481,6 +499,49 @@ class JsSandbox:
             raise EngineError(f"inline code{_at(where)} failed: {_describe(error)}") from None
         finally:
             self._spent += time.monotonic() - started
+
+    def _run_guard(self, code: str, args_json: str, params_json: str, marked: bool, where: str) -> Any:
+        """One guard call by function number, on the thread that owns the context (as `_run`)."""
+        if self._spent > self.total_time_limit:
+            raise EngineError(f"inline code{_at(where)} was not run: this run's inline code used up its "
+                              f"{self.total_time_limit:g} s budget")
+        self._function()
+        started = time.monotonic()
+        try:
+            number = self._guard_ids.get(code)
+            if number is None:  # compiled (and checked to be a function) on first use, as `__call` does
+                number = self._register(code)
+                self._guard_ids[code] = number
+            return self._guard(number, args_json, params_json, marked)
+        except EngineError:
+            raise
+        except Exception as error:  # quickjs.JSException, StackOverflow
+            if _is_fatal(error):
+                self._call = None
+                self._context = None
+            raise EngineError(f"inline code{_at(where)} failed: {_describe(error)}") from None
+        finally:
+            self._spent += time.monotonic() - started
+
+    def run_guard(self, code: str, context: Any, event: Any, params: Any, where: str) -> Any:
+        """`evaluate(code, {context, event}, params)` for code given no actor (a guard), with less
+        in between: the function is called by number, and on the thread that owns the context
+        directly. Any other case (first call, another thread) takes the general path."""
+        if self._owner != threading.get_ident() or self._call is None or len(code) > MAX_SOURCE_CHARS:
+            return self._dispatch(code, {"context": context, "event": event}, params, where, None, None)
+        try:
+            args_json = self._pair_json(context, event)
+            params_json = "undefined" if params is None or params is UNDEFINED else self._params_json(params)
+        except (TypeError, ValueError):
+            raise EngineError(f"inline code{_at(where)} can only receive JSON data") from None
+        marked = (UNDEFINED_KEY in args_json or UNDEFINED_KEY in params_json or ACTOR_REF_KEY in args_json
+                  or ACTOR_REF_KEY in params_json)
+        result = self._run_guard(code, args_json, params_json, marked, where)
+        if result == "true":
+            return True
+        if result == "false":
+            return False
+        return _decoded(result, where)
 
     def _dispatch(self, code: str, args: Mapping[str, Any], params: Any, where: str, answers: str | None,
                   actor: str | None = None) -> Any:
@@ -516,15 +577,28 @@ class JsSandbox:
         return _decoded(result, where)
 
     def _args_json(self, args: Mapping[str, Any]) -> str:
-        last = self._last_args
         if len(args) == 2 and "context" in args and "event" in args:
-            context, event = args["context"], args["event"]
-            if last is not None and last[0] is context and last[1] is event:
-                return last[2]
-            encoded = _JSON.encode(args)
-            self._last_args = (context, event, encoded)
-            return encoded
-        return _JSON.encode(args)
+            return self._pair_json(args["context"], args["event"])
+        return self._encode_json(args)
+
+    def _pair_json(self, context: Any, event: Any) -> str:
+        last = self._last_args
+        if last is not None and last[0] is context and last[1] is event:
+            return last[2]
+        encoded = self._encode_json({"context": context, "event": event})
+        self._last_args = (context, event, encoded)
+        return encoded
+
+    def _encode_json(self, value: Any) -> str:
+        """`_JSON.encode(value)`: JSON with `UNDEFINED` as its marker, NaN and Infinity refused."""
+        encoder = self._encoder
+        if encoder is None:  # pragma: no cover - not CPython
+            return _JSON.encode(value)
+        try:
+            return "".join(encoder(value, 0))
+        except BaseException:
+            self._encoder = _c_encoder()  # a failed encoding may leave circular-reference markers set
+            raise
 
     def _params_json(self, params: Any) -> str:
         """Params are mostly the machine's own data (`{type, params}` in the config), sent again
@@ -532,7 +606,7 @@ class JsSandbox:
         cached = self._params_cache.get(id(params))
         if cached is not None and cached[0] is params:
             return cached[1]
-        encoded = _JSON.encode(params)
+        encoded = self._encode_json(params)
         if len(self._params_cache) >= _MAX_CACHED_PARAMS:
             self._params_cache.clear()
         self._params_cache[id(params)] = (params, encoded)
@@ -608,6 +682,21 @@ def _encode(value: Any) -> Any:
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=_encode)
+
+
+def _c_encoder() -> Callable[[Any, int], Any] | None:
+    """CPython's C encoder with `_JSON`'s options. `JSONEncoder.encode` makes a new one on every
+    call, which costs about as much as encoding a small context; a sandbox keeps one (its
+    circular-reference markers are its own, so two threads never share them)."""
+    import json.encoder
+
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython always has it
+        return None
+    # (markers, default, encoder, indent, key separator, item separator, sort_keys, skipkeys, allow_nan)
+    encoder: Callable[[Any, int], Any] = make({}, _encode, json.encoder.encode_basestring, None, ": ", ", ",
+                                              False, False, False)
+    return encoder
 
 
 def _revive(item: dict[str, Any]) -> Any:
