@@ -298,7 +298,8 @@ _PRELUDE = """
     return byId.length - 1;
   };
   globalThis.__guard = function (id, argsJson, paramsJson, marked) {
-    return dump(byId[id](load(argsJson, marked), load(paramsJson, marked)));
+    const result = byId[id](load(argsJson, marked), load(paramsJson, marked));
+    return result === true || result === false ? result : dump(result);  // a boolean crosses as one
   };
   const envs = new Map();
   globalThis.__call = function (source, argsJson, paramsJson, marked, envJson) {
@@ -537,10 +538,8 @@ class JsSandbox:
         marked = (UNDEFINED_KEY in args_json or UNDEFINED_KEY in params_json or ACTOR_REF_KEY in args_json
                   or ACTOR_REF_KEY in params_json)
         result = self._run_guard(code, args_json, params_json, marked, where)
-        if result == "true":
-            return True
-        if result == "false":
-            return False
+        if result is True or result is False:
+            return result
         return _decoded(result, where)
 
     def _dispatch(self, code: str, args: Mapping[str, Any], params: Any, where: str, answers: str | None,
