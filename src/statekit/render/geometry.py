@@ -131,13 +131,8 @@ def parse_layout(data: bytes | str) -> Layout:
         if "bb" in item:
             left, bottom, right, top = (float(part) for part in str(item["bb"]).split(","))
             members = tuple(names[index] for index in item.get("nodes", []) if index in names)
-            layout.frames[name] = LaidFrame(
-                name,
-                Box(left, flip - top, right, flip - bottom),
-                _text_box(item.get("_ldraw_"), flip),
-                members,
-                _lines(item.get("_ldraw_"), flip),
-            )
+            title = _lines(item.get("_ldraw_"), flip)
+            layout.frames[name] = LaidFrame(name, Box(left, flip - top, right, flip - bottom), _text_box(title), members, title)
             continue
         if "pos" not in item:
             continue
@@ -149,8 +144,8 @@ def parse_layout(data: bytes | str) -> Layout:
             name, box(cx, cy, width, height), visible, _lines(item.get("_ldraw_"), flip), str(item.get("id", ""))
         )
     for item in document.get("edges", []):
-        label = _text_box(item.get("_ldraw_"), flip) or _text_box(item.get("_xldraw_"), flip)
         lines = _lines(item.get("_ldraw_"), flip) or _lines(item.get("_xldraw_"), flip)
+        label = _text_box(lines)
         layout.edges.append(
             LaidEdge(
                 str(item.get("id", "")),
@@ -185,25 +180,17 @@ def _lines(operations: Any, flip: float) -> tuple[TextLine, ...]:
     return tuple(lines)
 
 
-def _text_box(operations: Any, flip: float) -> Box | None:
-    """The box around every text line an xdot operation list draws (None: no text)."""
-    if not isinstance(operations, list):
+def _text_box(lines: tuple[TextLine, ...]) -> Box | None:
+    """The box around drawn text lines (None: no text): from above the tallest letters of the
+    first line to below the descenders of the last."""
+    if not lines:
         return None
-    size = 14.0
-    boxes: list[Box] = []
-    for operation in operations:
-        if operation.get("op") == "F":
-            size = float(operation["size"])
-        elif operation.get("op") == "T":
-            x, baseline = (float(value) for value in operation["pt"])
-            width = float(operation["width"])
-            left = {"l": x, "r": x - width}.get(str(operation.get("align")), x - width / 2)
-            top = flip - baseline - size * 0.8
-            boxes.append(Box(left, top, left + width, top + size * 1.05))
-    if not boxes:
-        return None
+    tops = [line.baseline - line.size * 0.8 for line in lines]
     return Box(
-        min(b.x0 for b in boxes), min(b.y0 for b in boxes), max(b.x1 for b in boxes), max(b.y1 for b in boxes)
+        min(line.x for line in lines),
+        min(tops),
+        max(line.x + line.width for line in lines),
+        max(top + line.size * 1.05 for top, line in zip(tops, lines, strict=True)),
     )
 
 
