@@ -8,6 +8,7 @@ Bounded event counts, memory measured with tracemalloc: never wall-clock time.
 from __future__ import annotations
 
 import gc
+import json
 import sys
 import tracemalloc
 from pathlib import Path
@@ -22,20 +23,7 @@ from statekit.model.core import Action
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "machines"))
 import wide
 
-ORDERS: dict[str, Any] = {
-    "id": "orders",
-    "initial": "open",
-    "context": {"seen": 0},
-    "states": {
-        "open": {
-            "on": {
-                "order.*": {"actions": {"type": "xstate.assign", "assignment": {"seen": 1}}},
-                "CLOSE": "closed",
-            }
-        },
-        "closed": {"on": {"OPEN": "open", "order.*": "open"}},
-    },
-}
+ORDERS: dict[str, Any] = json.loads((Path(__file__).resolve().parents[2] / "bench" / "machines" / "orders.json").read_text())
 
 
 def _traced_after(send: Any, events: Any) -> int:
