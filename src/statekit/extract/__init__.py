@@ -27,6 +27,7 @@ from statekit.extract.config import (
 from statekit.extract.syntax import (
     SourceError,
     callee_of,
+    member_parts,
     named,
     parse,
     position,
@@ -145,8 +146,8 @@ def _is_machine_call(call: Node, evaluator: Evaluator) -> bool:
         return False
     callee = callee_of(callee)
     if callee.type == "member_expression":
-        prop = callee.child_by_field_name("property")
-        return prop is not None and text(prop) == "createMachine"
+        parts = member_parts(callee)
+        return parts is not None and parts[1] == "createMachine"
     if callee.type == "identifier":
         name = text(callee)
         if name in _MACHINE_FACTORIES:
@@ -276,12 +277,10 @@ def _setup_value(target: Node, evaluator: Evaluator, depth: int) -> Any:
     own = own if isinstance(own, dict) else {}
     if evaluator.xstate_name(setup_callee) == "setup":
         return own
-    setup_callee = unwrap(setup_callee)
-    prop = setup_callee.child_by_field_name("property") if setup_callee.type == "member_expression" else None
-    base_node = setup_callee.child_by_field_name("object") if prop is not None else None
-    if prop is None or base_node is None or text(prop) != "extend":
+    parts = member_parts(unwrap(setup_callee))
+    if parts is None or parts[1] != "extend":
         return None
-    base = _setup_value(base_node, evaluator, depth + 1)
+    base = _setup_value(parts[0], evaluator, depth + 1)
     if not isinstance(base, dict):
         return None
     merged = {**base, **{key: value for key, value in own.items() if key not in _IMPLEMENTATION_GROUPS}}

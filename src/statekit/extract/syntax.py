@@ -220,6 +220,17 @@ def callee_of(node: Node) -> Node:
     return node
 
 
+def member_parts(node: Node) -> tuple[Node, str] | None:
+    """The object and the property name of `object.property` (None: not a member expression)."""
+    if node.type != "member_expression":
+        return None
+    target = node.child_by_field_name("object")
+    prop = node.child_by_field_name("property")
+    if target is None or prop is None:
+        return None
+    return target, text(prop)
+
+
 def named(node: Node) -> list[Node]:
     """Named children without comments."""
     return [child for child in node.named_children if child.type != "comment"]

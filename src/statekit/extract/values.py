@@ -23,6 +23,7 @@ from statekit.extract.syntax import (
     SourceError,
     callee_of,
     js_text,
+    member_parts,
     named,
     position,
     string_part,
@@ -196,17 +197,17 @@ class Evaluator:
             if bound.kind == "import" and _is_xstate(bound.module):
                 return bound.imported
             return None
-        if callee.type == "member_expression":
-            obj = callee.child_by_field_name("object")
-            prop = callee.child_by_field_name("property")
-            if obj is None or prop is None or unwrap(obj).type != "identifier":
+        parts = member_parts(callee)
+        if parts is not None:
+            obj, prop = parts
+            if unwrap(obj).type != "identifier":
                 return None
             name = text(unwrap(obj))
             bound = self.binding(name, obj)
             if (bound is None and name in ("xstate", "XState")) or (
                 bound is not None and bound.kind == "import" and _is_xstate(bound.module) and bound.imported in ("*", "default")
             ):
-                return text(prop)
+                return prop
         return None
 
     # -- values -----------------------------------------------------------------------------
@@ -335,23 +336,15 @@ class Evaluator:
             return False
         if self.xstate_name(callee) == "setup":
             return True
-        callee = unwrap(callee)
-        if callee.type != "member_expression":
-            return False
-        prop = callee.child_by_field_name("property")
-        target = callee.child_by_field_name("object")
-        return prop is not None and target is not None and text(prop) == "extend" and self.is_setup(target, depth + 1)
+        parts = member_parts(unwrap(callee))
+        return parts is not None and parts[1] == "extend" and self.is_setup(parts[0], depth + 1)
 
     def _setup_helper(self, callee: Node) -> str | None:
         """`assign`, `createAction`, ... when `callee` is that method of a `setup({...})` result."""
-        callee = callee_of(callee)
-        if callee.type != "member_expression":
+        parts = member_parts(callee_of(callee))
+        if parts is None:
             return None
-        prop = callee.child_by_field_name("property")
-        target = callee.child_by_field_name("object")
-        if prop is None or target is None:
-            return None
-        name = text(prop)
+        target, name = parts
         if name not in SETUP_ACTION_HELPERS and name not in SETUP_IDENTITY_HELPERS:
             return None
         return name if self.is_setup(target) else None
@@ -379,15 +372,10 @@ class Evaluator:
     def _pure_builtin(self, callee: Node, arguments: list[Node], depth: int) -> Any:
         """`Math.floor(...)`-style calls on numbers and `Array(n).fill(value)`, which configs use
         for their initial data and which give the same value however often they run; None else."""
-        callee = callee_of(callee)
-        if callee.type != "member_expression":
+        parts = member_parts(callee_of(callee))
+        if parts is None:
             return None
-        obj = callee.child_by_field_name("object")
-        prop = callee.child_by_field_name("property")
-        if obj is None or prop is None:
-            return None
-        obj = unwrap(obj)
-        method = text(prop)
+        obj, method = unwrap(parts[0]), parts[1]
         if obj.type == "identifier" and text(obj) == "Math" and self.binding("Math", obj) is None:
             values = [self.value(arg, "", depth + 1) for arg in arguments]
             if method in _MATH and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
@@ -418,20 +406,18 @@ class Evaluator:
                 return None
             target = unwrap(bound.node)
             return target if target.type in FUNCTION_TYPES else None
-        if callee.type != "member_expression":
+        parts = member_parts(callee)
+        if parts is None or unwrap(parts[0]).type != "identifier":
             return None
-        obj = callee.child_by_field_name("object")
-        prop = callee.child_by_field_name("property")
-        if obj is None or prop is None or unwrap(obj).type != "identifier":
-            return None
+        obj, prop = parts
         bound = self.binding(text(unwrap(obj)), obj)
         if bound is None or bound.kind != "const" or bound.node is None or unwrap(bound.node).type != "object":
             return None
         for member in named(unwrap(bound.node)):
-            if member.type == "method_definition" and _key_text(member.child_by_field_name("name")) == text(prop):
+            if member.type == "method_definition" and _key_text(member.child_by_field_name("name")) == prop:
                 return member
             value = member.child_by_field_name("value") if member.type == "pair" else None
-            if value is not None and _key_text(member.child_by_field_name("key")) == text(prop):
+            if value is not None and _key_text(member.child_by_field_name("key")) == prop:
                 target = unwrap(value)
                 return target if target.type in FUNCTION_TYPES else None
         return None
