@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from statekit.engine.actions import ExecutableAction
-from statekit.engine.api import initial_transition, run_macrostep
+from statekit.engine.api import event_object, initial_transition, run_macrostep
 from statekit.engine.clock import VirtualClock
 from statekit.engine.machine import Machine
 from statekit.engine.snapshot import Snapshot
@@ -64,13 +64,7 @@ class Actor:
 
     def send(self, event: Mapping[str, Any] | str) -> None:
         """Process `event` (events sent while processing are queued, as in XState's mailbox)."""
-        if type(event) is not dict:  # (a dict is the common case: no ABC check for it)
-            if isinstance(event, str):
-                event = {"type": event}
-            elif not isinstance(event, Mapping):
-                raise EngineError("an event must be an object with a string `type`")
-        if not isinstance(event.get("type"), str):
-            raise EngineError("an event must be an object with a string `type`")
+        event = event_object(event)
         if self._processing:
             self._queue.append(event)
             return

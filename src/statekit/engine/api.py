@@ -31,8 +31,8 @@ def initial_transition(machine: Machine, input: Any = None) -> tuple[Snapshot, l
     return snapshot, ctx.actions
 
 
-def transition(machine: Machine, snapshot: Snapshot, event: Mapping[str, Any] | str) -> tuple[Snapshot, list[ExecutableAction]]:
-    """The next snapshot and the executable actions for `event`; raises `EngineError` like XState throws."""
+def event_object(event: Mapping[str, Any] | str) -> Mapping[str, Any]:
+    """`event` as an event object (a string is its type); `EngineError` unless it has a string `type`."""
     if type(event) is not dict:  # (a dict is the common case: no ABC check for it)
         if isinstance(event, str):
             event = {"type": event}
@@ -40,6 +40,12 @@ def transition(machine: Machine, snapshot: Snapshot, event: Mapping[str, Any] | 
             raise EngineError("an event must be an object with a string `type`")
     if not isinstance(event.get("type"), str):
         raise EngineError("an event must be an object with a string `type`")
+    return event
+
+
+def transition(machine: Machine, snapshot: Snapshot, event: Mapping[str, Any] | str) -> tuple[Snapshot, list[ExecutableAction]]:
+    """The next snapshot and the executable actions for `event`; raises `EngineError` like XState throws."""
+    event = event_object(event)
     if snapshot.machine is not machine:
         snapshot = restore_snapshot(machine, snapshot.to_json())
     return run_macrostep(snapshot, event)
