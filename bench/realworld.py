@@ -27,13 +27,13 @@ DEFAULT_REPO = Path("/work/.mirror/statelyai+xstate/repo")
 SOURCE_SUFFIXES = (".js", ".jsx", ".ts", ".tsx")
 
 
-def source_files(repo: Path, under: str) -> list[tuple[str, str]]:
-    """(path, text) of every source file under `under` at HEAD that mentions createMachine."""
+def source_files(repo: Path, under: str, suffixes: tuple[str, ...] = SOURCE_SUFFIXES) -> list[tuple[str, str]]:
+    """(path, text) of every source file (`suffixes`, no .d.ts) under `under` at HEAD that mentions createMachine."""
     listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", "HEAD", "--", under],
                              capture_output=True, text=True, check=True).stdout.split("\n")
     files = []
     for path in listing:
-        if not path.endswith(SOURCE_SUFFIXES) or path.endswith(".d.ts") or "node_modules/" in path:
+        if not path.endswith(suffixes) or path.endswith(".d.ts") or "node_modules/" in path:
             continue
         text = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{path}"], capture_output=True, text=True,
                               check=True).stdout

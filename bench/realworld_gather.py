@@ -35,6 +35,8 @@ sys.path.insert(0, str(ROOT / "tests" / "realworld"))
 
 from realworld_checks import Report, check_corpus, machine_files, package_of, table  # noqa: E402
 
+from realworld import source_files  # noqa: E402
+
 #: name@version, pinned. The first nine are the CI corpus (tests/realworld/package.json).
 PACKAGES = (
     "@portabletext/editor@8.2.4",
@@ -76,20 +78,13 @@ def gather_packages(into: Path) -> None:
 
 def gather_repository(repo: Path, under: str, into: Path) -> None:
     """Every source file under `under` at HEAD that mentions createMachine, into `into/repo/`."""
-    listing = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", "HEAD", "--", under],
-                             capture_output=True, text=True, check=True).stdout.splitlines()
     target = into / "repo" / repo.parent.name
     head = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%h %cs"], capture_output=True, text=True,
                           check=True).stdout.strip()
-    for path in listing:
-        if not path.endswith(REPO_SUFFIXES) or path.endswith(".d.ts") or "node_modules/" in path:
-            continue
-        text = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{path}"], capture_output=True, text=True,
-                              check=True).stdout
-        if "createMachine" in text:
-            out = target / path
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
+    for path, text in source_files(repo, under, REPO_SUFFIXES):
+        out = target / path
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
     (target / "HEAD").write_text(head + "\n", encoding="utf-8")
 
 
