@@ -1,8 +1,9 @@
-"""The worked examples of docs/live-machines.md and docs/properties.md run as documented.
+"""The worked examples of docs/live-machines.md, docs/properties.md and the README run as documented.
 
 Each ```python block followed by a ```text block is run from the repository root and must
 print exactly that text; each `$ statekit ...` line of a ```console block is run and must
-print the lines under it.
+print the lines under it (in the README, a command shown with no lines under it is shown for
+its use, not its output, and is not run).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("docs/live-machines.md", "docs/properties.md")
+README = "README.md"
 BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.DOTALL)
 
 
@@ -38,13 +40,18 @@ def python_examples() -> list[tuple[str, str, str]]:
 
 def console_examples() -> list[tuple[str, str, str]]:
     found = []
-    for doc in DOCS:
+    for doc in (*DOCS, README):
         for kind, body in blocks(doc):
             if kind != "console":
                 continue
             for command in re.split(r"^(?=\$ )", body, flags=re.MULTILINE):
                 if command.startswith("$ statekit "):
                     line, _, output = command.partition("\n")
+                    if doc == README:
+                        if not output:
+                            continue
+                        if output.endswith("\n\n"):  # the README sets commands apart by a blank line
+                            output = output[:-1]
                     found.append((doc, line[2:], output))
     return found
 
@@ -57,6 +64,7 @@ def run_env() -> dict[str, str]:
 
 def test_the_docs_have_examples() -> None:
     assert len(python_examples()) >= 1 and len(console_examples()) >= 2
+    assert sum(doc == README for doc, _command, _output in console_examples()) >= 4
 
 
 @pytest.mark.parametrize(("doc", "code", "expected"), python_examples())

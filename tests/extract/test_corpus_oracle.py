@@ -15,7 +15,11 @@ from statekit.formats import get_format
 CORPUS = Path(__file__).parent / "corpus"
 SOURCE_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs")
 NAMED_REFERENCE_NOTES = ("unresolved_reference",)
-FILES = sorted(path for path in CORPUS.iterdir() if path.suffix in SOURCE_SUFFIXES)
+#: The machines the README and docs show are held to the same oracle.
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "machines"
+FILES = sorted(path for path in CORPUS.iterdir() if path.suffix in SOURCE_SUFFIXES) + sorted(
+    path for path in EXAMPLES.iterdir() if path.suffix in SOURCE_SUFFIXES
+)
 
 
 @pytest.fixture(scope="module")
