@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
-import subprocess
 import sys
 from functools import cache
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from node_oracle import node_ready, oracle_module, run_node
 from statekit import create_machine, initial_transition, transition
 from statekit.analysis.paths import (
     DEFAULT_LIMIT,
@@ -40,8 +39,8 @@ sys.path.insert(0, str(GRAPH))
 import corpus  # noqa: E402
 
 CASES = corpus.cases()
-NODE = shutil.which("node")
-HAVE_ORACLE = NODE is not None and (ORACLE / "node_modules" / "@xstate" / "graph").is_dir()
+GRAPH_PACKAGE = ORACLE / "node_modules" / "@xstate" / "graph"
+HAVE_ORACLE = node_ready([GRAPH_PACKAGE])
 needs_oracle = pytest.mark.needs(HAVE_ORACLE, "node and @xstate/graph", "cd tests/oracle && npm ci")
 
 PLAYER = corpus.PLAYER
@@ -50,12 +49,9 @@ PLAYER = corpus.PLAYER
 @cache
 def xstate_results() -> dict[str, dict[str, Any]]:
     """Every corpus case through @xstate/graph, by name."""
-    assert NODE is not None, "node is required for the oracle"
-    completed = subprocess.run(
-        [NODE, str(GRAPH / "paths.mjs")],
-        input=json.dumps(CASES), capture_output=True, text=True, check=True, cwd=ORACLE, timeout=300,
-    )
-    return {result["name"]: result for result in json.loads(completed.stdout)}
+    results = run_node(GRAPH / "paths.mjs", stdin=json.dumps(CASES), packages=[GRAPH_PACKAGE],
+                       development=False, cwd=ORACLE, timeout=300)
+    return {result["name"]: result for result in results}
 
 
 def js_json(value: Any) -> str:
@@ -167,7 +163,7 @@ def _without_actions(config: Any) -> Any:
 
 def _pure_step_machines() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """(name, config, options): the paths corpus, generated machines, and both without actions."""
-    random_machines = _load_random_machines()
+    random_machines = oracle_module("random_machines.py")
     found: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     for name, entry in corpus.MACHINES.items():
         if name.startswith(("wildcard_star", "limit_")):
@@ -180,17 +176,6 @@ def _pure_step_machines() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
         options = {"guards": case.get("guards"), "input": case.get("input")}
         found.append((f"{case['name']} without actions", _without_actions(case["config"]), options))
     return found
-
-
-def _load_random_machines() -> Any:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("paths_random_machines", ORACLE / "random_machines.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_pure_steps_are_the_engines_steps() -> None:

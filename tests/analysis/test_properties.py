@@ -10,8 +10,6 @@ and counterexample must replay in simulate_machine to the states it lists.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
 from functools import cache
 from pathlib import Path
@@ -21,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from needs import missing
+from node_oracle import run_node
 from statekit.analysis.properties import explore_state_space
 from statekit.errors import ToolError
 from statekit.model import parse_machine
@@ -175,7 +173,6 @@ def test_unknown_state_names_are_invalid_input_before_exploring() -> None:
 
 # -- agreement with @xstate/graph -------------------------------------------------------------
 
-NODE = shutil.which("node")
 TRAVERSAL_CASES = [
     {"name": name, "config": {k: v for k, v in entry.items() if k not in corpus.OPTION_KEYS},
      "algorithm": "shortest", **{k: entry[k] for k in ("guards", "input") if k in entry}}
@@ -190,12 +187,9 @@ TRAVERSAL_CASES = [
 
 @cache
 def xstate_shortest() -> dict[str, Any]:
-    if NODE is None or not (ORACLE / "node_modules" / "@xstate" / "graph").is_dir():
-        missing("the @xstate/graph oracle", "cd tests/oracle && npm ci")
-    completed = subprocess.run([NODE, "--conditions=development", str(ORACLE / "graph" / "paths.mjs")],
-                               input=json.dumps(TRAVERSAL_CASES), capture_output=True, text=True, check=True,
-                               cwd=ORACLE, timeout=300)
-    return {result["name"]: result for result in json.loads(completed.stdout)}
+    results = run_node(ORACLE / "graph" / "paths.mjs", stdin=json.dumps(TRAVERSAL_CASES),
+                       packages=[ORACLE / "node_modules" / "@xstate" / "graph"], cwd=ORACLE, timeout=300)
+    return {result["name"]: result for result in results}
 
 
 def js_json(value: Any) -> str:

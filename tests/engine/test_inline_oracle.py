@@ -20,12 +20,8 @@ kind is compared.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import shutil
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,7 +29,7 @@ from typing import Any
 import pytest
 
 import statekit
-from needs import missing
+from node_oracle import oracle_module, run_node
 from statekit import tools
 from statekit.engine.implementations import Implementations
 from statekit.engine.inline import implementations_from_code
@@ -41,13 +37,8 @@ from statekit.engine.machine import Machine
 from statekit.engine.sandbox import JsSandbox
 from statekit.errors import MachineDefinitionError, ToolError
 
-# tests/oracle is not a package: load the step description both oracle suites share by path.
-_steps_spec = importlib.util.spec_from_file_location(
-    "statekit_oracle_steps", Path(__file__).resolve().parents[1] / "oracle" / "steps.py")
-assert _steps_spec is not None and _steps_spec.loader is not None
-STEPS = importlib.util.module_from_spec(_steps_spec)
-sys.modules[_steps_spec.name] = STEPS
-_steps_spec.loader.exec_module(STEPS)
+# The step description both oracle suites share.
+STEPS = oracle_module("steps.py")
 
 INLINE_DIR = Path(__file__).resolve().parents[1] / "oracle" / "inline"
 ORACLE_DIR = INLINE_DIR.parent
@@ -99,30 +90,11 @@ def _header(source: str) -> dict[str, Any]:
 # -- XState's side --------------------------------------------------------------------------
 
 
-def _unavailable(reason: str) -> None:
-    missing("the XState oracle", reason)
-
-
 @pytest.fixture(scope="session")
 def xstate_traces() -> dict[str, list[dict[str, Any]]]:
     """XState's trace of every inline case, by case name, from one node run."""
-    if not (ORACLE_DIR / "node_modules" / "xstate").is_dir():
-        _unavailable("tests/oracle/node_modules is missing; run `npm ci` in tests/oracle")
-    node = shutil.which("node")
-    if node is None:
-        _unavailable("node is not on PATH")
-    assert node is not None
-    completed = subprocess.run(
-        [node, "--conditions=development", str(INLINE_DIR / "run.mjs")],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=INLINE_DIR,
-        timeout=600,  # a safety net against a case that never settles, not a measurement
-    )
-    if completed.returncode != 0:
-        pytest.fail(f"run.mjs failed ({completed.returncode}):\n{completed.stderr[-4000:]}")
-    return {result["name"]: result["steps"] for result in json.loads(completed.stdout)}
+    results = run_node(INLINE_DIR / "run.mjs", packages=[ORACLE_DIR / "node_modules" / "xstate"])
+    return {result["name"]: result["steps"] for result in results}
 
 
 # -- statekit's side ------------------------------------------------------------------------

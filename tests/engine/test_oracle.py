@@ -16,20 +16,15 @@ reference: a difference is a statekit bug. The tests:
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 import statekit
-from needs import missing
+from node_oracle import oracle_module, run_node
 
 ORACLE_DIR = Path(__file__).resolve().parents[1] / "oracle"
 CASE_FILES = sorted((ORACLE_DIR / "cases").glob("*.json"))
@@ -55,19 +50,9 @@ CASES = _load_cases()
 CASES_BY_NAME = {case["name"]: case for case in CASES}
 
 
-def _load_module(name: str, filename: str) -> ModuleType:
-    # tests/oracle is not a package; load its modules by path.
-    spec = importlib.util.spec_from_file_location(name, ORACLE_DIR / filename)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-IMPLEMENTATIONS = _load_module("statekit_oracle_implementations", "implementations.py")
-RANDOM_MACHINES = _load_module("statekit_oracle_random_machines", "random_machines.py")
-STEPS = _load_module("statekit_oracle_steps", "steps.py")
+IMPLEMENTATIONS = oracle_module("implementations.py")
+RANDOM_MACHINES = oracle_module("random_machines.py")
+STEPS = oracle_module("steps.py")
 #: Seeds of the generated cases; each seed is one reproducible machine and event sequence.
 RANDOM_SEEDS = range(1000)
 RANDOM_CASES = {
@@ -76,30 +61,10 @@ RANDOM_CASES = {
 }
 
 
-def _unavailable(reason: str) -> None:
-    missing("the XState oracle", reason)
-
-
 def _run_trace(arguments: list[str], stdin: str | None = None) -> dict[str, list[dict[str, Any]]]:
     """Run trace.mjs on XState's development build; its traces by case name."""
-    if not (ORACLE_DIR / "node_modules").is_dir():
-        _unavailable("tests/oracle/node_modules is missing; run `npm ci` in tests/oracle")
-    node = shutil.which("node")
-    if node is None:
-        _unavailable("node is not on PATH")
-    assert node is not None
-    completed = subprocess.run(
-        [node, "--conditions=development", str(ORACLE_DIR / "trace.mjs"), *arguments],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ORACLE_DIR,
-        timeout=600,  # a safety net against a machine that never settles, not a measurement
-    )
-    if completed.returncode != 0:
-        pytest.fail(f"trace.mjs failed ({completed.returncode}):\n{completed.stderr[-4000:]}")
-    return {result["name"]: result["steps"] for result in json.loads(completed.stdout)}
+    results = run_node(ORACLE_DIR / "trace.mjs", *arguments, stdin=stdin, packages=[ORACLE_DIR / "node_modules" / "xstate"])
+    return {result["name"]: result["steps"] for result in results}
 
 
 @pytest.fixture(scope="session")

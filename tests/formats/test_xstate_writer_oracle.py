@@ -12,8 +12,6 @@ action counts) must be the same: a form XState reads differently (a string insid
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from node_oracle import node_ready, run_node
 from statekit.errors import MachineDefinitionError
 from statekit.model import machine_to_config, parse_machine
 
@@ -32,16 +31,14 @@ import corpus  # noqa: E402
 
 from machine_strategies import machine_configs  # noqa: E402
 
-NODE = shutil.which("node")
-HAVE_XSTATE = NODE is not None and (ORACLE / "node_modules" / "xstate").is_dir()
+XSTATE_PACKAGE = ORACLE / "node_modules" / "xstate"
+HAVE_XSTATE = node_ready([XSTATE_PACKAGE])
 pytestmark = pytest.mark.needs(HAVE_XSTATE, "node and xstate", "cd tests/oracle && npm ci")
 
 
 def xstate_reading(configs: list[Any]) -> list[dict[str, Any]]:
-    assert NODE is not None, "node is required"
-    completed = subprocess.run([NODE, str(ORACLE / "definition.mjs")], input=json.dumps(configs),
-                               capture_output=True, text=True, check=True, cwd=ORACLE, timeout=300)
-    result: list[dict[str, Any]] = json.loads(completed.stdout)
+    result: list[dict[str, Any]] = run_node(ORACLE / "definition.mjs", stdin=json.dumps(configs),
+                                            packages=[XSTATE_PACKAGE], development=False, timeout=300)
     return result
 
 

@@ -8,18 +8,14 @@ item, the snapshot after every sent event and every snapshot a delayed event pro
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from needs import missing
+from node_oracle import oracle_module, run_node
 from statekit.gate.store import MemoryStore
 from statekit.live import LiveMachines
 
@@ -27,34 +23,14 @@ ORACLE_DIR = Path(__file__).parents[1] / "oracle"
 CASES = json.loads((ORACLE_DIR / "live_cases.json").read_text(encoding="utf-8"))
 
 
-def _implementations() -> Any:
-    spec = importlib.util.spec_from_file_location("statekit_live_oracle_impl", ORACLE_DIR / "implementations.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-IMPLEMENTATIONS = _implementations()
-
-
-def _unavailable(reason: str) -> None:
-    missing("the XState oracle", reason)
+IMPLEMENTATIONS = oracle_module("implementations.py")
 
 
 @pytest.fixture(scope="module")
 def xstate_runs() -> dict[str, Any]:
-    node = shutil.which("node")
-    if node is None or not (ORACLE_DIR / "node_modules").is_dir():
-        _unavailable("node or tests/oracle/node_modules is missing")
-    assert node is not None
-    completed = subprocess.run([node, "--conditions=development", str(ORACLE_DIR / "live_clock.mjs")],
-                               input=json.dumps(CASES), capture_output=True, text=True, check=False,
-                               cwd=ORACLE_DIR, timeout=300)
-    if completed.returncode != 0:
-        pytest.fail(f"live_clock.mjs failed:\n{completed.stderr[-4000:]}")
-    return {run["name"]: run for run in json.loads(completed.stdout)}
+    runs = run_node(ORACLE_DIR / "live_clock.mjs", stdin=json.dumps(CASES),
+                    packages=[ORACLE_DIR / "node_modules" / "xstate"], timeout=300)
+    return {run["name"]: run for run in runs}
 
 
 def _loader(machine: Any, guards: Mapping[str, bool] | None) -> Any:

@@ -18,13 +18,15 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ORACLE_DIR = Path(__file__).parent
+sys.path.insert(0, str(ORACLE_DIR.parent))  # tests/: node_oracle and needs
+from node_oracle import oracle_module, run_node  # noqa: E402
+
 ITERATION_BOUND = 200
 BATCH_SIZE = 60
 #: Keys whose deletion would only make XState refuse the config.
@@ -33,11 +35,12 @@ STRUCTURAL_KEYS = frozenset(
 )
 
 
-def _load(name: str, filename: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, ORACLE_DIR / filename)
+def _test_oracle() -> Any:
+    """tests/engine/test_oracle.py, whose statekit side and trace report the judge reuses."""
+    spec = importlib.util.spec_from_file_location("statekit_oracle_harness", ORACLE_DIR.parent / "engine" / "test_oracle.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -49,23 +52,16 @@ def _bounded(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def _xstate_traces(cases: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    completed = subprocess.run(
-        ["node", "--conditions=development", str(ORACLE_DIR / "trace.mjs")],
-        input=json.dumps([_bounded(case) for case in cases]),
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ORACLE_DIR,
-    )
-    return [result["steps"] for result in json.loads(completed.stdout)]
+    results = run_node(ORACLE_DIR / "trace.mjs", stdin=json.dumps([_bounded(case) for case in cases]),
+                       packages=[ORACLE_DIR / "node_modules" / "xstate"])
+    return [result["steps"] for result in results]
 
 
 class Judge:
     """Decides whether a candidate still shows the disagreement."""
 
     def __init__(self) -> None:
-        sys.path.insert(0, str(ORACLE_DIR.parent))
-        self.harness = _load("statekit_oracle_harness", "../test_oracle.py")
+        self.harness = _test_oracle()
         self.fields = (*self.harness.STEP_FIELDS, "action_params", "snapshot_error")
         self.target: tuple[bool, ...] | None = None
 
@@ -185,7 +181,7 @@ def minimize(case: dict[str, Any], judge: Judge) -> dict[str, Any]:
 def main(arguments: list[str]) -> None:
     kind, which = arguments
     if kind == "random":
-        case = _load("statekit_oracle_random", "random_machines.py").random_case(int(which))
+        case = oracle_module("random_machines.py").random_case(int(which))
     elif kind == "file":
         case = json.loads(Path(which).read_text())[0]
     else:

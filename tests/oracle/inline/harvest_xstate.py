@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +34,9 @@ from statekit.extract.syntax import FUNCTION_TYPES, parse, text
 from statekit.extract.values import Evaluator
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parents[1]))  # tests/: node_oracle and needs
+from node_oracle import run_node  # noqa: E402
+
 OUT_DIR = HERE / "xstate"
 #: Names the xstate test files import from the library under test (`../src/index.ts`, ...).
 _LIBRARY_MODULES = re.compile(r"^(\.\./src(/.*)?|xstate(/.*)?)$")
@@ -374,9 +376,9 @@ def harvest(path: Path) -> list[dict[str, Any]]:
 def xstate_runs_cleanly(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The candidates that real XState runs from the extracted source without a loading failure.
     A case about an error must end in one; a case that ends in an error is named `..._throws`."""
-    completed = subprocess.run(["node", "--conditions=development", str(HERE / "run.mjs"), "--json", "-"],
-                               input=json.dumps(cases), capture_output=True, text=True, check=True, cwd=HERE)
-    traces = {result["name"]: result["steps"] for result in json.loads(completed.stdout)}
+    results = run_node(HERE / "run.mjs", "--json", "-", stdin=json.dumps(cases),
+                       packages=[HERE.parent / "node_modules" / "xstate"])
+    traces = {result["name"]: result["steps"] for result in results}
     kept = []
     for case in cases:
         steps = traces[case["name"]]
