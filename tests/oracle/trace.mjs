@@ -44,11 +44,16 @@ function toEnqueued(items, enqueue, check) {
   }
 }
 
+// Inline code (`{"$js": source}`) of an assignment, made a function by node (the oracle's side:
+// statekit itself runs such code only in its sandbox).
+const fromJs = (value) =>
+  value !== null && typeof value === 'object' && typeof value.$js === 'string' ? (0, eval)(`(${value.$js})`) : value;
+
 function toAction(action) {
   if (typeof action === 'string') return action;
   const options = definedOnly({ delay: action.delay, id: action.id });
   switch (action.type) {
-    case 'xstate.assign': return assign(action.assignment);
+    case 'xstate.assign': return assign(mapValues(action.assignment, fromJs));
     case 'xstate.raise': return raise(action.event, options);
     case 'xstate.sendTo': return sendTo(action.to, action.event, options);
     case 'xstate.sendParent': return sendParent(action.event, options);

@@ -10,93 +10,10 @@
 // generate_graph_paths tool assumes. With --bench the input is one case plus `repeat`, and the
 // output is {seconds: [wall, per run], cpuSeconds: [per run], states, totalCount}.
 import { readFileSync } from 'node:fs';
-import {
-  and, assign, cancel, emit, enqueueActions, initialTransition, log, not, or, raise, setup, stateIn,
-} from 'xstate';
+import { initialTransition, setup } from 'xstate';
 import { getAdjacencyMap, getShortestPaths, getSimplePaths } from '@xstate/graph';
-
-function toGuard(guard) {
-  if (guard === undefined || typeof guard === 'string') return guard;
-  switch (guard.type) {
-    case 'xstate.and': return and(guard.guards.map(toGuard));
-    case 'xstate.or': return or(guard.guards.map(toGuard));
-    case 'xstate.not': return not(toGuard(guard.guard));
-    case 'xstate.stateIn': return stateIn(guard.state);
-    default: return guard;
-  }
-}
-
-function definedOnly(options) {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-}
-
-function toEnqueued(items, enqueue, check) {
-  for (const item of items ?? []) {
-    if (item !== null && typeof item === 'object' && 'if' in item) {
-      toEnqueued(check(toGuard(item.if)) ? item.then : item.else, enqueue, check);
-    } else {
-      enqueue(toAction(item));
-    }
-  }
-}
-
-// Inline code (`{"$js": source}`) of an assignment, made a function by node (the oracle's side:
-// statekit itself runs such code only in its sandbox).
-const fromJs = (value) =>
-  value !== null && typeof value === 'object' && typeof value.$js === 'string' ? (0, eval)(`(${value.$js})`) : value;
-
-function toAction(action) {
-  if (typeof action === 'string') return action;
-  switch (action.type) {
-    case 'xstate.assign': return assign(mapValues(action.assignment, fromJs));
-    case 'xstate.raise': return raise(action.event, definedOnly({ delay: action.delay, id: action.id }));
-    case 'xstate.emit': return emit(action.event);
-    case 'xstate.log': return 'value' in action ? log(action.value, action.label) : log();
-    case 'xstate.cancel': return cancel(action.sendId);
-    case 'xstate.enqueueActions':
-      return enqueueActions(({ enqueue, check }) => toEnqueued(action.actions, enqueue, check));
-    default: return action;
-  }
-}
-
-function toActions(list) {
-  if (list === undefined) return undefined;
-  return Array.isArray(list) ? list.map(toAction) : toAction(list);
-}
-
-function toTransition(config) {
-  if (config === undefined || typeof config === 'string') return config;
-  if (Array.isArray(config)) return config.map(toTransition);
-  const converted = { ...config };
-  if ('guard' in converted) converted.guard = toGuard(converted.guard);
-  if ('actions' in converted) converted.actions = toActions(converted.actions);
-  return converted;
-}
-
-// Object.entries keeps JS key order, so integer-like keys stay first as in XState.
-const mapValues = (object, convert) =>
-  Object.fromEntries(Object.entries(object).map(([key, value]) => [key, convert(value)]));
-
-function toInvoke(invoke) {
-  const converted = { ...invoke };
-  for (const key of ['onDone', 'onError', 'onSnapshot']) {
-    if (key in converted) converted[key] = toTransition(converted[key]);
-  }
-  return converted;
-}
-
-function toStateConfig(state) {
-  const converted = { ...state };
-  for (const key of ['entry', 'exit']) if (key in converted) converted[key] = toActions(converted[key]);
-  if ('on' in converted) converted.on = mapValues(converted.on, toTransition);
-  if ('after' in converted) converted.after = mapValues(converted.after, toTransition);
-  for (const key of ['always', 'onDone']) if (key in converted) converted[key] = toTransition(converted[key]);
-  if ('invoke' in converted) {
-    converted.invoke = Array.isArray(converted.invoke) ? converted.invoke.map(toInvoke) : toInvoke(converted.invoke);
-  }
-  if ('states' in converted) converted.states = mapValues(converted.states, toStateConfig);
-  return converted;
-}
+// statekit's JSON encoding read as XState config, as every oracle reads it.
+import { toStateConfig } from '../trace.mjs';
 
 /** Every named guard is a constant: the given boolean, else true. */
 function constantGuards(given = {}) {
