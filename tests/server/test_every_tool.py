@@ -9,8 +9,6 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client
@@ -20,42 +18,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from statekit.hosted.embedded import EmbeddedRegistry
 from statekit.verify.python_adapter import network_isolation_available
-
-ROOT = Path(__file__).resolve().parents[2]
-MACHINE = json.loads((ROOT / "examples" / "verify" / "turnstile.json").read_text())
-EDITED = {**MACHINE, "states": {**MACHINE["states"], "broken": {"type": "final"}}}
-SOURCE = "import { createMachine } from 'xstate';\nexport const m = createMachine(" + json.dumps(MACHINE) + ");\n"
-PATCH = [{"op": "createTransition", "sourceId": "turnstile.unlocked", "targetId": "turnstile.locked",
-          "eventType": "RESET"}]
-
-
-def arguments_for(report: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """Valid arguments for every tool (the report tools need a report from `verify`)."""
-    minimal_report = report or {"schemaVersion": "statekit.verification/1", "model": {"kind": "source"},
-                                "paths": [], "results": [], "verdict": "inconclusive",
-                                "coverage": {"model": {}, "executed": {}}}
-    return {
-        "validate_machine": {"machine": MACHINE},
-        "convert_machine": {"machine": MACHINE, "to": "scxml"},
-        "diff_machines": {"before": MACHINE, "after": EDITED, "includePatches": True},
-        "apply_machine_patches": {"machine": MACHINE, "patches": PATCH},
-        "review_machine_implementation": {"original": MACHINE, "edited": EDITED, "patches": PATCH},
-        "generate_graph_paths": {"machine": MACHINE, "algorithm": "shortest"},
-        "simulate_machine": {"machine": MACHINE, "events": ["COIN", "PUSH"]},
-        "visualize_machine": {"machine": MACHINE},
-        "extract_machines_from_code": {"code": SOURCE, "filename": "turnstile.ts"},
-        "list_machines": {},
-        "get_machine": {"machineId": "turnstile.json"},
-        "generate_test_paths": {"report": minimal_report},
-        "coverage_report": {"report": minimal_report},
-        "list_stately_projects": {},
-        "get_stately_project": {"projectId": "demo"},
-        "list_stately_project_machines": {"projectId": "demo"},
-        "get_stately_machine": {"machineId": "m1"},
-        "visualize_stately_machine": {"machineId": "m1"},
-        "check_machine_properties": {"machine": MACHINE, "properties": [{"type": "deadlockFree"}]},
-    }
-
+from tool_arguments import MACHINE, ROOT, good_arguments
 
 #: Tools that change state (live machines); each is called in `test_every_tool_answers` in turn.
 LIVE_TOOLS = ("start_machine", "send_events", "get_machine_snapshot", "stop_machine")
@@ -113,7 +76,8 @@ async def test_every_tool_answers(transport: str, mode: str, host: tuple[list[st
             assert not verified.is_error, verified.content
             report = verified.structured_content["report"]  # type: ignore[index]
             assert report["verdict"] == "passed"
-        calls = arguments_for(report)
+        calls = {name: arguments for name, arguments in good_arguments(report).items()
+                 if name not in ("verify", *LIVE_TOOLS)}
         assert set(calls) | {"verify", *LIVE_TOOLS} == set(listed)
         for name, arguments in calls.items():
             result = await client.call_tool(name, arguments)

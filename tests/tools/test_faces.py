@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,76 +31,23 @@ from statekit.hosted.embedded import EmbeddedRegistry
 from statekit.server import create_server
 from statekit.tools import registry
 from statekit.tools.registry import ToolContext
+from tool_arguments import MACHINE, ROOT, schema_value
+from tool_arguments import good_arguments as known_arguments
 
-ROOT = Path(__file__).resolve().parents[2]
-MACHINE = json.loads((ROOT / "examples" / "verify" / "turnstile.json").read_text())
-EDITED = {**MACHINE, "states": {**MACHINE["states"], "broken": {"type": "final"}}}
-SOURCE = "import { createMachine } from 'xstate';\nexport const m = createMachine(" + json.dumps(MACHINE) + ");\n"
-PATCH = [{"op": "createTransition", "sourceId": "turnstile.unlocked", "targetId": "turnstile.locked",
-          "eventType": "RESET"}]
-REPORT = {"schemaVersion": "statekit.verification/1", "model": {"kind": "source"}, "paths": [], "results": [],
-          "verdict": "inconclusive", "coverage": {"model": {}, "executed": {}}}
 #: The size limit every face runs with here (small, so the oversized call stays cheap).
 LIMIT = 256 * 1024
 
-#: Schema-valid arguments for the tools; a tool missing here gets its required arguments from
-#: its schema (see `_from_schema`), so new tools are driven too.
-GOOD: dict[str, dict[str, Any]] = {
-    "validate_machine": {"machine": MACHINE},
-    "convert_machine": {"machine": MACHINE, "to": "scxml"},
-    "diff_machines": {"before": MACHINE, "after": EDITED, "includePatches": True},
-    "apply_machine_patches": {"machine": MACHINE, "patches": PATCH},
-    "review_machine_implementation": {"original": MACHINE, "edited": EDITED, "patches": PATCH},
-    "generate_graph_paths": {"machine": MACHINE, "algorithm": "shortest"},
-    "simulate_machine": {"machine": MACHINE, "events": ["COIN", "PUSH"]},
-    "visualize_machine": {"machine": MACHINE},
-    "extract_machines_from_code": {"code": SOURCE, "filename": "turnstile.ts"},
-    "check_machine_properties": {"machine": MACHINE, "properties": [{"type": "deadlockFree"}]},
-    "list_machines": {},
-    "get_machine": {"machineId": "turnstile.json"},
-    "generate_test_paths": {"report": REPORT},
-    "coverage_report": {"report": REPORT},
-    "verify": {"model": {"kind": "source", "content": MACHINE}},
-    "list_stately_projects": {},
-    "get_stately_project": {"projectId": "demo"},
-    "list_stately_project_machines": {"projectId": "demo"},
-    "get_stately_machine": {"machineId": "m1"},
-    "visualize_stately_machine": {"machineId": "m1"},
-    "start_machine": {"machine": MACHINE},
-    "send_events": {"machineHandle": "lm_unknown", "events": ["COIN"]},
-    "get_machine_snapshot": {"machineHandle": "lm_unknown"},
-    "stop_machine": {"machineHandle": "lm_unknown"},
-}
+#: Schema-valid arguments by tool; one missing here gets its required arguments from its schema.
+GOOD = known_arguments()
 #: Values tried, in order, for a wrong-type argument: the first its schema refuses is used.
 WRONG_VALUES: tuple[Any, ...] = (12345, "text", [1], True, {"a": 1})
-
-
-def _from_schema(schema: dict[str, Any]) -> Any:
-    if "const" in schema:
-        return schema["const"]
-    if "enum" in schema:
-        return schema["enum"][0]
-    for choice in ("oneOf", "anyOf"):
-        if choice in schema and "type" not in schema:
-            return _from_schema(schema[choice][0])
-    kind = schema.get("type")
-    if kind == "array":
-        return [_from_schema(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
-    if kind == "object":
-        properties = schema.get("properties", {})
-        return {key: _from_schema(properties.get(key, {})) for key in schema.get("required", [])}
-    if kind in ("integer", "number"):
-        return max(1, schema.get("minimum", 1))
-    if kind == "boolean":
-        return False
-    return "x"
 
 
 def good_arguments(name: str) -> dict[str, Any]:
     if name in GOOD:
         return dict(GOOD[name])
     schema = tools.get(name).input_schema
-    arguments = _from_schema(schema)
+    arguments = schema_value(schema)
     if "machine" in schema.get("properties", {}):
         arguments["machine"] = MACHINE
     return dict(arguments)

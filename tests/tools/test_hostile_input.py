@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from statekit import tools
 from statekit.errors import ERROR_CODES, ToolError
 from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES
+from tool_arguments import schema_value
 
 ALL_TOOLS = sorted(tools.tools())
 
@@ -34,29 +35,6 @@ OTHER_TOOLS = [name for name in ALL_TOOLS if name not in MACHINE_TOOLS]
 SMALL_MACHINE: dict[str, Any] = {"id": "m", "initial": "a", "states": {"a": {"on": {"GO": "b"}}, "b": {"type": "final"}}}
 
 
-def _placeholder(schema: dict[str, Any]) -> Any:
-    """A harmless valid value for a required argument, from its schema (the schema is checked
-    first on every face, so an invalid placeholder would hide what the case is about)."""
-    if "const" in schema:
-        return schema["const"]
-    if "enum" in schema:
-        return schema["enum"][0]
-    for choice in ("oneOf", "anyOf"):
-        if choice in schema and "type" not in schema:
-            return _placeholder(schema[choice][0])
-    kind = schema.get("type")
-    if kind == "array":
-        return [_placeholder(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
-    if kind == "object":
-        properties = schema.get("properties", {})
-        return {key: _placeholder(properties.get(key, {})) for key in schema.get("required", [])}
-    if kind == "integer":
-        return max(1, schema.get("minimum", 1))
-    if kind == "boolean":
-        return False
-    return "x"
-
-
 _DEFAULT: Any = object()
 
 
@@ -66,7 +44,7 @@ def base_arguments(name: str, machine: Any = _DEFAULT) -> dict[str, Any]:
     arguments: dict[str, Any] = {}
     for key in schema.get("required", []):
         if key != "machine":
-            arguments[key] = _placeholder(schema["properties"][key])
+            arguments[key] = schema_value(schema["properties"][key])
     if "machine" in schema.get("properties", {}):
         arguments["machine"] = SMALL_MACHINE if machine is _DEFAULT else machine
     return arguments
