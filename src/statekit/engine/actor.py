@@ -8,7 +8,7 @@ from typing import Any
 
 from statekit.engine.actions import ExecutableAction
 from statekit.engine.api import event_object, initial_transition, run_macrostep
-from statekit.engine.clock import VirtualClock
+from statekit.engine.clock import Timer, VirtualClock
 from statekit.engine.machine import Machine
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError
@@ -34,8 +34,14 @@ class Actor:
         self._emit_listeners: dict[str, list[EmitListener]] = {}
         self._queue: list[Mapping[str, Any]] = []
         self._processing = False
-        # Timers are keyed by session and send id, so actors can share one clock (as in XState).
+        #: Labels this actor's timers on the clock (XState's `sessionId`), which actors can share.
         self.session_id = f"x:{next(_session_ids)}"
+        #: XState's scheduler `timerMap`, this actor's part: send id -> its timer on the clock.
+        #: (XState keys it by `${sessionId}.${id}` because one map serves a whole system; one per
+        #: actor needs no key to be built for every delayed raise and cancel.)
+        self._timers: dict[Any, Timer] = {}
+        self._unnamed_timers = itertools.count()
+        self._on_timeout = self._timeout  # bound once: every timer calls it
 
     def start(self) -> Actor:
         """Compute the initial snapshot and run its actions."""
@@ -64,7 +70,10 @@ class Actor:
 
     def send(self, event: Mapping[str, Any] | str) -> None:
         """Process `event` (events sent while processing are queued, as in XState's mailbox)."""
-        event = event_object(event)
+        self._send(event_object(event))
+
+    def _send(self, event: Mapping[str, Any]) -> None:
+        """XState's `actor._send`: the mailbox, for an event already checked (a delayed one)."""
         if self._processing:
             self._queue.append(event)
             return
@@ -88,37 +97,61 @@ class Actor:
         self._commit(next_snapshot, actions)
 
     def _commit(self, snapshot: Snapshot, actions: list[ExecutableAction]) -> None:
+        """XState's `actor.update`: the new snapshot, its actions run in order (the deferred ones
+        included: scheduling and cancelling timers), then the listeners."""
         self._snapshot = snapshot
-        if actions:
-            for action in actions:
-                try:
-                    self._execute(action)
-                except Exception as error:  # XState: a throwing action puts the actor in error
-                    self._snapshot = snapshot = snapshot.clone(status="error", error=str(error) or type(error).__name__)
-                    break
+        clock = self.clock
+        timers = self._timers
+        for action in actions:
+            try:
+                # XState's `executeAction`, inline, with its scheduler's `schedule` and `cancel`: an
+                # event has several actions (the cancel and the raise of every `after` it leaves or
+                # enters), and a call per action is a good part of an actor's own time.
+                run = action.run
+                if run is not None:  # a named implementation (built-in actions have none)
+                    args = action.args
+                    if args is not None:
+                        run(args, action.params)
+                    continue
+                kind = action.type
+                params = action.params
+                if type(params) is not dict:  # (the engine gives built-ins dict params)
+                    params = params if isinstance(params, Mapping) else {}
+                if kind == "xstate.cancel":  # `scheduler.cancel`: clear the timer the id names, if any
+                    timer = timers.pop(params.get("sendId"), None)
+                    if timer is not None:
+                        clock.clear_timeout(timer)
+                elif kind == "xstate.raise":
+                    if "delay" in params:  # `scheduler.schedule`: the event, to this actor, later
+                        send_id = params.get("id")
+                        if send_id is None:  # XState draws a random id: nothing can cancel it
+                            clock.set_timeout(params["delay"], self._on_timeout, params["event"], self.session_id,
+                                              f"~{next(self._unnamed_timers)}")
+                        else:  # takes the id's entry; a timer the id named before is not cleared
+                            timers[send_id] = clock.set_timeout(params["delay"], self._on_timeout, params["event"],
+                                                                self.session_id, send_id)
+                elif kind == "xstate.emit":
+                    self._emit(params["event"])
+            except Exception as error:  # XState: a throwing action puts the actor in error
+                self._snapshot = snapshot = snapshot.clone(status="error", error=str(error) or type(error).__name__)
+                break
+        if snapshot.status != "active":  # XState's `_stopProcedure`: a done actor keeps no timers
+            self._cancel_all()
         if self._listeners:
             for listener in list(self._listeners):
                 listener(snapshot)
 
-    def _execute(self, action: ExecutableAction) -> None:
-        run = action.run
-        if run is not None:  # a named implementation (built-in actions have none)
-            args = action.args
-            if args is not None:
-                run(args, action.params)
-            return
-        kind = action.type
-        params = action.params
-        if type(params) is not dict:  # (the engine gives built-ins dict params)
-            params = params if isinstance(params, Mapping) else {}
-        if kind == "xstate.cancel":
-            self.clock.cancel(f"{self.session_id}.{params.get('sendId')}")
-        elif kind == "xstate.raise":
-            if "delay" in params:
-                event = params["event"]
-                key = f"{self.session_id}.{params.get('id') or event.get('type')}"
-                self.clock.schedule(key, params["delay"], lambda: self.send(event))
-        elif kind == "xstate.emit":
-            emitted = params["event"]
-            for listener in [*self._emit_listeners.get(emitted.get("type"), ()), *self._emit_listeners.get("*", ())]:
-                listener(emitted)
+    def _timeout(self, event: Mapping[str, Any], send_id: Any) -> None:
+        """The callback of a timer `scheduler.schedule` set: the id's entry goes (whichever timer
+        it names by now, as in XState), then the event goes to the mailbox (`system._relay`)."""
+        self._timers.pop(send_id, None)
+        self._send(event)
+
+    def _cancel_all(self) -> None:
+        """XState's `scheduler.cancelAll`: every timer of this actor."""
+        self._timers.clear()
+        self.clock.clear_timeouts_of(self.session_id)
+
+    def _emit(self, emitted: Mapping[str, Any]) -> None:
+        for listener in [*self._emit_listeners.get(emitted.get("type", ""), ()), *self._emit_listeners.get("*", ())]:
+            listener(emitted)
