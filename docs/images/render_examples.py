@@ -8,7 +8,7 @@ here with the `fetch` tool), read with `git show`, never copied into this reposi
 drawings are. Each machine is extracted with statekit's extractor, then drawn twice at the same
 scale (72 dpi, at most 18 inches a side): "before" by the renderer of commit `--before` (its
 `src/` exported to a temporary folder and run in a subprocess), "after" by this checkout's.
-The script also prints what `statekit.render.geometry.label_collisions` finds in each.
+The script also prints what `statekit.render.collisions.label_collisions` finds in each.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from statekit.model import parse_machine
     from statekit.render import DrawOptions, find_engine
-    from statekit.render.geometry import label_collisions
+    from statekit.render.collisions import label_collisions
     from statekit.render.layout import lay_out
 
     engine = find_engine()

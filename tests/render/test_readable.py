@@ -14,9 +14,10 @@ from machines import PLAYER, chain_machine, many_loops, wide_parallel, xstate_su
 from statekit.model import parse_machine
 from statekit.model.core import MachineModel
 from statekit.render import DrawOptions, find_engine, machine_dot, parent_node_ids
+from statekit.render.collisions import label_collisions
 from statekit.render.draw import parent_view
 from statekit.render.engine import LayoutEngine
-from statekit.render.geometry import Box, LaidEdge, LaidNode, Layout, label_collisions
+from statekit.render.geometry import Box, LaidEdge, LaidNode, Layout
 from statekit.render.layout import MAX_ASPECT, lay_out
 
 needs_engine = pytest.mark.needs(find_engine(), "a layout engine (graphviz-pure or dot)", "pip install -e '.[render]'")

@@ -13,11 +13,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Text boxes are shrunk by this much on each side before overlap checks: glyph boxes include
-#: line spacing, and a label whose padding touches a line is still readable.
-_TEXT_SLACK = 1.0
-#: An arrow must pass at least this far from a label's text box (descenders reach its edge).
-_ARROW_ROOM = 1.0
 #: Points sampled on each cubic Bezier segment of an arrow: at least this many, and at least
 #: one per _SAMPLE_SPACING points of its control polygon.
 _SAMPLES = 12
@@ -234,31 +229,3 @@ def sampled(points: tuple[tuple[float, float], ...]) -> list[tuple[float, float]
         (ax, ay), (bx, by) = result[-1], points[-1]
         result.extend((ax + (bx - ax) * k / 4, ay + (by - ay) * k / 4) for k in range(1, 5))
     return result
-
-
-def label_collisions(layout: Layout) -> list[str]:
-    """Every place where an edge label overlaps a state, a frame's title or border, another
-    label, or an arrow; an empty list for a drawing whose labels can all be read."""
-    problems: list[str] = []
-    labelled = [edge for edge in layout.edges if edge.label is not None and edge.text]
-    for index, edge in enumerate(labelled):
-        assert edge.label is not None
-        label = edge.label.shrunk(_TEXT_SLACK)
-        for node in layout.nodes.values():
-            if node.visible and label.overlaps(node.box):
-                problems.append(f"label {edge.text!r} overlaps state {node.name}")
-        for frame in layout.frames.values():
-            if frame.title is not None and label.overlaps(frame.title):
-                problems.append(f"label {edge.text!r} overlaps the title of {frame.name}")
-            if label.overlaps(frame.box) and not label.inside(frame.box):
-                problems.append(f"label {edge.text!r} crosses the border of {frame.name}")
-        for other in labelled[index + 1 :]:
-            assert other.label is not None
-            if label.overlaps(other.label.shrunk(_TEXT_SLACK)):
-                problems.append(f"label {edge.text!r} overlaps label {other.text!r}")
-        clear = edge.label.shrunk(-_ARROW_ROOM)
-        for other in layout.edges:
-            if any(clear.contains_point(x, y) for x, y in sampled(other.points)):
-                what = "its own arrow" if other is edge else f"the arrow {other.tail}->{other.head}"
-                problems.append(f"label {edge.text!r} lies on {what}")
-    return problems

@@ -24,7 +24,7 @@ _FRACTIONS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9)
 _CELL = 48.0
 _SLACK = 1.0
 #: Room kept between a label's text box and any arrow (more than the check in
-#: geometry.label_collisions asks for, so a label never ends up touching a line).
+#: collisions.label_collisions asks for, so a label never ends up touching a line).
 ARROW_CLEARANCE = 1.6
 
 
