@@ -113,6 +113,7 @@ class _View:
         self.names: dict[str, str] = {}
         self.containers: set[str] = set()
         self.collapsed: set[str] = set()
+        self.shown = _Shown(self)
         for index, (node, level) in enumerate(self._walk(self.root, 0)):
             self.names[node.id] = f"s{index}"
             for child in node.children:
@@ -132,13 +133,6 @@ class _View:
             for child in node.children:
                 yield from self._walk(child, level + 1)
 
-    def visible(self, state_id: str) -> str | None:
-        """The drawn state that stands for `state_id` (itself or its nearest drawn ancestor)."""
-        current: str | None = state_id
-        while current is not None and current not in self.names:
-            current = self.parent_of.get(current)
-        return current
-
     def inside(self, state_id: str, container_id: str) -> bool:
         current: str | None = state_id
         while current is not None:
@@ -157,6 +151,23 @@ class _View:
         # A parallel frame gets an invisible node of its own, outside its regions: an edge
         # anchored inside a region would be routed (and labelled) through that region.
         return "a" + self.names[state_id]
+
+
+class _Shown(dict[str, str | None]):
+    """State id -> the drawn state that stands for it (itself or its nearest drawn ancestor;
+    None outside the view). A view asks this for both ends of every transition of the machine,
+    so each state is worked out once, from its parent's answer."""
+
+    def __init__(self, view: _View) -> None:
+        super().__init__()
+        self.view = view
+
+    def __missing__(self, state_id: str) -> str | None:
+        # `visible` one step at a time: the parent's answer is remembered too
+        parent = self.view.parent_of.get(state_id)
+        drawn = state_id if state_id in self.view.names else None if parent is None else self[parent]
+        self[state_id] = drawn
+        return drawn
 
 
 def view_names(model: MachineModel, options: DrawOptions) -> dict[str, str]:
@@ -216,10 +227,11 @@ def _loop_lists(view: _View, edges: tuple[DrawnEdge, ...]) -> dict[str, list[int
     state (every one on a frame, where a loop would run through the frame's contents; two or
     more on a box)."""
     loops: dict[str, list[int]] = {}
+    shown = view.shown
     for index, edge in enumerate(edges):
-        source = view.visible(edge.source_id)
+        source = shown[edge.source_id]
         # a transition to the state itself, or into it when its children are collapsed
-        if source is not None and source == edge.source_id and view.visible(edge.target_id) == source:
+        if source is not None and source == edge.source_id and shown[edge.target_id] == source:
             loops.setdefault(source, []).append(index)
     return {
         state_id: indexes
@@ -362,11 +374,12 @@ def _edges(view: _View, edges: tuple[DrawnEdge, ...]) -> list[str]:
     externals: dict[str, str] = {}
     listed = {index for indexes in view.loops.values() for index in indexes}
     arrows: list[_Arrow] = []
+    shown = view.shown
     for index, edge in enumerate(edges):
         if index in listed:
             continue
-        source = view.visible(edge.source_id)
-        target = view.visible(edge.target_id)
+        source = shown[edge.source_id]
+        target = shown[edge.target_id]
         if source is None and target is None:
             continue
         if source is not None and source == target and source != edge.source_id:

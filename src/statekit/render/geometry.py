@@ -8,6 +8,7 @@ very layout the PNG shows.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -210,22 +211,27 @@ def sampled(points: tuple[tuple[float, float], ...]) -> list[tuple[float, float]
         return list(points)
     curve = points[:-1] if (len(points) - 1) % 3 == 1 else points
     result: list[tuple[float, float]] = [curve[0]]
+    append = result.append
     for start in range(0, len(curve) - 3, 3):
-        p0, p1, p2, p3 = curve[start : start + 4]
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = curve[start : start + 4]
         # dense enough that no label can sit between two samples: one every few points
-        hull = math.dist(p0, p1) + math.dist(p1, p2) + math.dist(p2, p3)
-        steps = max(_SAMPLES, math.ceil(hull / _SAMPLE_SPACING))
-        for step in range(1, steps + 1):
-            t = step / steps
-            u = 1 - t
-            result.append(
-                (
-                    u**3 * p0[0] + 3 * u * u * t * p1[0] + 3 * u * t * t * p2[0] + t**3 * p3[0],
-                    u**3 * p0[1] + 3 * u * u * t * p1[1] + 3 * u * t * t * p2[1] + t**3 * p3[1],
-                )
-            )
+        hull = math.dist((x0, y0), (x1, y1)) + math.dist((x1, y1), (x2, y2)) + math.dist((x2, y2), (x3, y3))
+        for a, b, c, d in _bernstein(max(_SAMPLES, math.ceil(hull / _SAMPLE_SPACING))):
+            append((a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3))
     if curve is not points:
         # the arrowhead: from the curve's end to the tip, sampled as a line
         (ax, ay), (bx, by) = result[-1], points[-1]
         result.extend((ax + (bx - ax) * k / 4, ay + (by - ay) * k / 4) for k in range(1, 5))
     return result
+
+
+@functools.cache
+def _bernstein(steps: int) -> tuple[tuple[float, float, float, float], ...]:
+    """The cubic Bezier weights at t = 1/steps ... 1 (an arrow's segments share a few step
+    counts; each weight is computed as `u**3`, `3*u*u*t`, `3*u*t*t`, `t**3`)."""
+    weights = []
+    for step in range(1, steps + 1):
+        t = step / steps
+        u = 1 - t
+        weights.append((u**3, 3 * u * u * t, 3 * u * t * t, t**3))
+    return tuple(weights)

@@ -16,12 +16,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from statekit.render.geometry import Box, LaidEdge, Layout, sampled
+from statekit.render.spatial import CELL, cells
 
 #: Gaps between a label and the arrow point it is placed beside: close first, then a little off.
 _GAPS = (2.0, 12.0, 24.0)
 #: Where along an arrow candidate spots are tried, most preferred first.
 _FRACTIONS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9)
-_CELL = 48.0
 _SLACK = 1.0
 #: Room kept between a label's text box and any arrow (more than the check in
 #: collisions.label_collisions asks for, so a label never ends up touching a line).
@@ -44,32 +44,34 @@ class _Grid:
         self.points: dict[tuple[int, int], list[tuple[float, float]]] = defaultdict(list)
         self._next = 0
 
-    @staticmethod
-    def _cells(box: Box) -> Iterator[tuple[int, int]]:
-        for cx in range(math.floor(box.x0 / _CELL), math.floor(box.x1 / _CELL) + 1):
-            for cy in range(math.floor(box.y0 / _CELL), math.floor(box.y1 / _CELL) + 1):
-                yield cx, cy
-
     def add_box(self, box: Box) -> None:
         self._next += 1
-        for cell in self._cells(box):
+        for cell in cells(box):
             self.boxes[cell].append((self._next, box))
 
     def add_points(self, points: Iterable[tuple[float, float]]) -> None:
+        buckets = self.points
         for x, y in points:
-            self.points[(math.floor(x / _CELL), math.floor(y / _CELL))].append((x, y))
+            buckets[(math.floor(x / CELL), math.floor(y / CELL))].append((x, y))
 
-    def hits(self, box: Box, clear: Box) -> int:
+    def hits(self, box: Box, clear: Box, enough: float = math.inf) -> int:
         """Boxes overlapping `box`, plus arrow points inside `clear` (the box with the room an
-        arrow must keep from a label)."""
+        arrow must keep from a label); counting stops once the count reaches `enough` (a
+        candidate that crowded loses to the best one so far whatever else it hits)."""
         seen: set[int] = set()
         count = 0
-        for cell in self._cells(clear):
-            for key, other in self.boxes.get(cell, ()):
+        x0, y0, x1, y1 = clear.x0, clear.y0, clear.x1, clear.y1
+        boxes, points = self.boxes, self.points
+        for cell in cells(clear):
+            for key, other in boxes.get(cell, ()):
                 if key not in seen and box.overlaps(other):
                     seen.add(key)
                     count += 1
-            count += sum(1 for x, y in self.points.get(cell, ()) if clear.contains_point(x, y))
+            for x, y in points.get(cell, ()):
+                if x0 < x < x1 and y0 < y < y1:
+                    count += 1
+            if count >= enough:
+                break
         return count
 
 
@@ -87,21 +89,29 @@ class _Frames:
                 Box(frame.x0, frame.y0, frame.x0, frame.y1),
                 Box(frame.x1, frame.y0, frame.x1, frame.y1),
             ):
-                for cell in _Grid._cells(side):
+                for cell in cells(side):
                     if frame not in self.grid[cell]:
                         self.grid[cell].append(frame)
 
     def crossings(self, box: Box) -> int:
         found: set[int] = set()
-        for cell in _Grid._cells(box):
+        for cell in cells(box):
             for frame in self.grid.get(cell, ()):
                 if box.overlaps(frame) and not box.inside(frame):
                     found.add(id(frame))
         return len(found)
 
-    def innermost(self, x: float, y: float) -> Box | None:
+    def around(self, points: list[tuple[float, float]]) -> list[Box]:
+        """The frames (in order) that may hold one of `points`: those overlapping their extent."""
+        xs, ys = [x for x, _ in points], [y for _, y in points]
+        x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+        return [frame for frame in self.all if frame.x0 < x1 and x0 < frame.x1 and frame.y0 < y1 and y0 < frame.y1]
+
+    @staticmethod
+    def innermost(x: float, y: float, frames: list[Box]) -> Box | None:
+        """The smallest of `frames` holding the point (the first of equals)."""
         best: Box | None = None
-        for frame in self.all:
+        for frame in frames:
             if frame.contains_point(x, y) and (best is None or frame.width * frame.height < best.width * best.height):
                 best = frame
         return best
@@ -151,21 +161,41 @@ def place_labels(layout: Layout) -> list[PlacedLabel]:
     for index, edge in enumerate(layout.edges):
         if edge.label is None or not edge.text:
             continue
-        best: tuple[float, Box] | None = None
-        for box, anchor in _candidates(edge, routes[index]):
-            check = box.shrunk(_SLACK)
-            # a frame's border can still grow around the label (layout._grown_frames): cheaper
-            hard = obstacles.hits(check, box.shrunk(-ARROW_CLEARANCE)) + 0.6 * frames.crossings(check)
-            # stay in the frame the arrow is in, and inside the drawing
-            home = frames.innermost(*anchor)
-            soft = 0.0 if home is None or check.inside(home) else 0.2
-            soft += 0.0 if box.inside(drawing) else 0.1
-            cost = hard + soft
-            if best is None or cost < best[0]:
-                best = (cost, box)
-            if cost == 0:
-                break
-        assert best is not None
-        placed.append(PlacedLabel(edge.edge_id, best[1], crowded=best[0] >= 0.5))
-        obstacles.add_box(best[1].shrunk(_SLACK))
+        placed.append(_place(edge, routes[index], obstacles, frames, drawing))
+        obstacles.add_box(placed[-1].box.shrunk(_SLACK))
     return placed
+
+
+def _place(edge: LaidEdge, route: list[tuple[float, float]], obstacles: _Grid, frames: _Frames, drawing: Box) -> PlacedLabel:
+    """The first free spot for the edge's label, else the least crowded one.
+
+    A spot's cost is what it hits (boxes and arrow points; frame borders count 0.6) plus small
+    penalties for leaving the arrow's frame or the drawing. Counting stops as soon as a spot
+    is no better than the best so far (it could not be chosen), which keeps the answer the
+    same as costing every spot in full."""
+    assert edge.label is not None
+    own = edge.label
+    nearby = frames.around([*route, ((own.x0 + own.x1) / 2, (own.y0 + own.y1) / 2)])
+    homes: dict[tuple[float, float], Box | None] = {}
+    best_cost, best_box = math.inf, own
+    for box, anchor in _candidates(edge, route):
+        check = box.shrunk(_SLACK)
+        hits = obstacles.hits(check, box.shrunk(-ARROW_CLEARANCE), best_cost)
+        if hits >= best_cost:
+            continue
+        # a frame's border can still grow around the label (layout._grown_frames): cheaper
+        hard = hits + 0.6 * frames.crossings(check)
+        if hard >= best_cost:
+            continue
+        # stay in the frame the arrow is in, and inside the drawing
+        if anchor not in homes:
+            homes[anchor] = frames.innermost(*anchor, nearby)
+        home = homes[anchor]
+        soft = 0.0 if home is None or check.inside(home) else 0.2
+        soft += 0.0 if box.inside(drawing) else 0.1
+        cost = hard + soft
+        if cost < best_cost:
+            best_cost, best_box = cost, box
+        if cost == 0:
+            break
+    return PlacedLabel(edge.edge_id, best_box, crowded=best_cost >= 0.5)
