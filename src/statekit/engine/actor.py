@@ -100,8 +100,7 @@ class Actor:
         """XState's `actor.update`: the new snapshot, its actions run in order (the deferred ones
         included: scheduling and cancelling timers), then the listeners."""
         self._snapshot = snapshot
-        clock = self.clock
-        timers = self._timers
+        clock, timers, on_timeout, session_id = self.clock, self._timers, self._on_timeout, self.session_id
         for action in actions:
             try:
                 # XState's `executeAction`, inline, with its scheduler's `schedule` and `cancel`: an
@@ -125,11 +124,11 @@ class Actor:
                     if "delay" in params:  # `scheduler.schedule`: the event, to this actor, later
                         send_id = params.get("id")
                         if send_id is None:  # XState draws a random id: nothing can cancel it
-                            clock.set_timeout(params["delay"], self._on_timeout, params["event"], self.session_id,
+                            clock.set_timeout(params["delay"], on_timeout, params["event"], session_id,
                                               f"~{next(self._unnamed_timers)}")
                         else:  # takes the id's entry; a timer the id named before is not cleared
-                            timers[send_id] = clock.set_timeout(params["delay"], self._on_timeout, params["event"],
-                                                                self.session_id, send_id)
+                            timers[send_id] = clock.set_timeout(params["delay"], on_timeout, params["event"],
+                                                                session_id, send_id)
                 elif kind == "xstate.emit":
                     self._emit(params["event"])
             except Exception as error:  # XState: a throwing action puts the actor in error
