@@ -70,10 +70,7 @@ class Actor:
 
     def send(self, event: Mapping[str, Any] | str) -> None:
         """Process `event` (events sent while processing are queued, as in XState's mailbox)."""
-        self._send(event_object(event))
-
-    def _send(self, event: Mapping[str, Any]) -> None:
-        """XState's `actor._send`: the mailbox, for an event already checked (a delayed one)."""
+        event = event_object(event)
         if self._processing:
             self._queue.append(event)
             return
@@ -100,12 +97,22 @@ class Actor:
         """XState's `actor.update`: the new snapshot, its actions run in order (the deferred ones
         included: scheduling and cancelling timers), then the listeners."""
         self._snapshot = snapshot
+        if actions:
+            snapshot = self._execute(snapshot, actions)
+        if snapshot.status != "active":  # XState's `_stopProcedure`: a done actor keeps no timers
+            self._cancel_all()
+        if self._listeners:
+            for listener in list(self._listeners):
+                listener(snapshot)
+
+    def _execute(self, snapshot: Snapshot, actions: list[ExecutableAction]) -> Snapshot:
+        """The actions, in order: XState's `executeAction` for each, inline, with its scheduler's
+        `schedule` and `cancel` (an event has several: the cancel and the raise of every `after`
+        it leaves or enters, and a call per action is a good part of an actor's own time).
+        Returns the snapshot, in error if an action threw (the rest do not run)."""
         clock, timers, on_timeout, session_id = self.clock, self._timers, self._on_timeout, self.session_id
         for action in actions:
             try:
-                # XState's `executeAction`, inline, with its scheduler's `schedule` and `cancel`: an
-                # event has several actions (the cancel and the raise of every `after` it leaves or
-                # enters), and a call per action is a good part of an actor's own time.
                 run = action.run
                 if run is not None:  # a named implementation (built-in actions have none)
                     args = action.args
@@ -134,17 +141,13 @@ class Actor:
             except Exception as error:  # XState: a throwing action puts the actor in error
                 self._snapshot = snapshot = snapshot.clone(status="error", error=str(error) or type(error).__name__)
                 break
-        if snapshot.status != "active":  # XState's `_stopProcedure`: a done actor keeps no timers
-            self._cancel_all()
-        if self._listeners:
-            for listener in list(self._listeners):
-                listener(snapshot)
+        return snapshot
 
     def _timeout(self, event: Mapping[str, Any], send_id: Any) -> None:
         """The callback of a timer `scheduler.schedule` set: the id's entry goes (whichever timer
         it names by now, as in XState), then the event goes to the mailbox (`system._relay`)."""
         self._timers.pop(send_id, None)
-        self._send(event)
+        self.send(event)  # (`send` checks the event again: one check, and no second entry point)
 
     def _cancel_all(self) -> None:
         """XState's `scheduler.cancelAll`: every timer of this actor."""
