@@ -4,8 +4,9 @@ labels and every arrow (their own included).
 Graphviz places a label beside its edge's middle, but with clusters (`lhead`/`ltail`, external
 labels) it often lands on another arrow, a frame's border or another label. Here each label
 tries dot's own spot first, then spots beside points along its arrow (both sides, above and
-below), and takes the first free one, else the least crowded one; `place_labels` reports the
-labels it could not free, so the caller can lay the drawing out again with more room.
+below), and takes the first free one; where none is free, dot's own spot nudged by up to three
+points; else the least crowded spot. `place_labels` reports the labels it could not free, so
+the caller can lay the drawing out again with more room.
 """
 
 from __future__ import annotations
@@ -172,30 +173,61 @@ def _place(edge: LaidEdge, route: list[tuple[float, float]], obstacles: _Grid, f
     A spot's cost is what it hits (boxes and arrow points; frame borders count 0.6) plus small
     penalties for leaving the arrow's frame or the drawing. Counting stops as soon as a spot
     is no better than the best so far (it could not be chosen), which keeps the answer the
-    same as costing every spot in full."""
+    same as costing every spot in full. Where no spot beside the arrow is free, dot's own spot
+    is tried again nudged by a point or three (`_nudges`) before the label counts as crowded."""
     assert edge.label is not None
     own = edge.label
     nearby = frames.around([*route, ((own.x0 + own.x1) / 2, (own.y0 + own.y1) / 2)])
     homes: dict[tuple[float, float], Box | None] = {}
     best_cost, best_box = math.inf, own
-    for box, anchor in _candidates(edge, route):
-        check = box.shrunk(_SLACK)
-        hits = obstacles.hits(check, box.shrunk(-ARROW_CLEARANCE), best_cost)
-        if hits >= best_cost:
-            continue
-        # a frame's border can still grow around the label (layout._grown_frames): cheaper
-        hard = hits + 0.6 * frames.crossings(check)
-        if hard >= best_cost:
-            continue
-        # stay in the frame the arrow is in, and inside the drawing
-        if anchor not in homes:
-            homes[anchor] = frames.innermost(*anchor, nearby)
-        home = homes[anchor]
-        soft = 0.0 if home is None or check.inside(home) else 0.2
-        soft += 0.0 if box.inside(drawing) else 0.1
-        cost = hard + soft
-        if cost < best_cost:
-            best_cost, best_box = cost, box
-        if cost == 0:
-            break
-    return PlacedLabel(edge.edge_id, best_box, crowded=best_cost >= 0.5)
+
+    def search(spots: Iterable[tuple[Box, tuple[float, float]]]) -> None:
+        nonlocal best_cost, best_box
+        for box, anchor in spots:
+            check = box.shrunk(_SLACK)
+            hits = obstacles.hits(check, box.shrunk(-ARROW_CLEARANCE), best_cost)
+            if hits >= best_cost:
+                continue
+            # a frame's border can still grow around the label (layout._grown_frames): cheaper
+            hard = hits + 0.6 * frames.crossings(check)
+            if hard >= best_cost:
+                continue
+            # stay in the frame the arrow is in, and inside the drawing
+            if anchor not in homes:
+                homes[anchor] = frames.innermost(*anchor, nearby)
+            home = homes[anchor]
+            soft = 0.0 if home is None or check.inside(home) else 0.2
+            soft += 0.0 if box.inside(drawing) else 0.1
+            cost = hard + soft
+            if cost < best_cost:
+                best_cost, best_box = cost, box
+            if cost == 0:
+                return
+
+    search(_candidates(edge, route))
+    if best_cost >= _CROWDED:
+        search(_nudges(own))
+    return PlacedLabel(edge.edge_id, best_box, crowded=best_cost >= _CROWDED)
+
+
+#: A label whose best spot costs this much still overlaps something (a frame border counts 0.6).
+_CROWDED = 0.5
+#: How far dot's own spot is nudged when nothing beside the arrow is free: dot often sets a
+#: label touching its own arrow (within ARROW_CLEARANCE) where the arrows around leave no room
+#: elsewhere; a point or two off its own spot is the least change that can free it.
+_NUDGE_STEP = 0.5
+_NUDGE_STEPS = 6
+
+
+def _nudges(own: Box) -> Iterator[tuple[Box, tuple[float, float]]]:
+    """dot's own spot moved by up to _NUDGE_STEPS half points each way, nearest first."""
+    centre = ((own.x0 + own.x1) / 2, (own.y0 + own.y1) / 2)
+    offsets = [
+        (dx * _NUDGE_STEP, dy * _NUDGE_STEP)
+        for dx in range(-_NUDGE_STEPS, _NUDGE_STEPS + 1)
+        for dy in range(-_NUDGE_STEPS, _NUDGE_STEPS + 1)
+        if dx or dy
+    ]
+    offsets.sort(key=lambda offset: (offset[0] ** 2 + offset[1] ** 2, offset))
+    for dx, dy in offsets:
+        yield Box(own.x0 + dx, own.y0 + dy, own.x1 + dx, own.y1 + dy), centre
