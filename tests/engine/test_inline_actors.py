@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import statekit
+from statekit.engine.actor import Actor
 from statekit.engine.implementations import Implementations
 from statekit.engine.machine import Machine
 from statekit.engine.sandbox import JsSandbox
@@ -73,19 +74,57 @@ def test_a_reference_in_context_is_a_reference_again_in_later_code() -> None:
     assert _ref(snapshot.context["ref"]) == "w"  # XState leaves the reference in context
 
 
-def test_self_is_a_reference_and_what_needs_a_running_actor_throws() -> None:
+def test_self_is_a_reference() -> None:
     output = _machine({"id": "m", "initial": "done", "states": {"done": {"type": "final"}},
                        "output": {"$js": "({ self }) => ({ me: self, id: self.id })"}})
     snapshot, _ = statekit.initial_transition(output)
     assert snapshot.status == "done"
     assert _ref(snapshot.output["me"]) == snapshot.output["id"]
-    for code, what in (("({ self }) => ({ n: self.getSnapshot().context.n })", "getSnapshot()"),
-                       ("({ self }) => { self.send({ type: 'X' }); return {}; }", "send()"),
-                       ("({ system }) => ({ r: system.get('x') })", "system.get()")):
-        machine = _machine({"id": "m", "context": {"n": 0}, "entry": {"type": "xstate.assign",
-                                                                     "assignment": {"$js": code}}})
-        snapshot, _ = statekit.initial_transition(machine)
-        assert snapshot.status == "error" and what in str(snapshot.error), (code, snapshot.error)
+
+
+_ACTING_ON_THE_ACTOR = (
+    ("({ self }) => ({ n: self.getSnapshot().context.n })", "getSnapshot() on an actor", {"n": 0}),
+    ("({ self }) => { self.send({ type: 'X' }); return {}; }", "send() on an actor", {"n": 0}),
+    ("({ system }) => ({ r: system.get('x') === undefined })", "system.get()", {"n": 0, "r": True}),
+)
+
+
+@pytest.mark.parametrize(("code", "what", "context"), _ACTING_ON_THE_ACTOR)
+def test_the_pure_transition_acts_on_an_actor_that_never_starts(code: str, what: str, context: Any) -> None:
+    """As XState's pure transition (`createInertActorScope`): `self.send` reaches no one, `self.getSnapshot()`
+    is the machine's initial snapshot, `system` holds only what this call registered."""
+    machine = _machine({"id": "m", "context": {"n": 0}, "entry": {"type": "xstate.assign", "assignment": {"$js": code}}})
+    snapshot, _ = statekit.initial_transition(machine)
+    assert snapshot.status == "active", snapshot.error
+    assert snapshot.context == context
+
+
+@pytest.mark.parametrize(("code", "what", "context"), _ACTING_ON_THE_ACTOR)
+def test_a_running_actor_refuses_what_acts_on_it(code: str, what: str, context: Any) -> None:
+    """statekit's Actor runs no actor for the code to act on: it stops with an error, even when the
+    code catches what was thrown (never a plausible trace)."""
+    for source in (code, f"(args) => {{ try {{ ({code})(args); }} catch (error) {{}} return {{}}; }}"):
+        machine = _machine({"id": "m", "context": {"n": 0}, "on": {"GO": {"actions": {
+            "type": "xstate.assign", "assignment": {"$js": source}}}}})
+        actor = Actor(machine).start()
+        actor.send({"type": "GO"})
+        assert actor.get_snapshot().status == "error"
+        assert f"{what} acts on the running actor" in str(actor.get_snapshot().error)
+
+
+def test_system_get_refuses_an_actor_it_cannot_tell_started() -> None:
+    """XState's system drops an actor that does not start active; statekit does not run named logic
+    (or a child machine) to tell, so `system.get` of one refuses; logic that starts active it finds."""
+    config = {"id": "m", "context": {}, "entry": [
+        {"type": "xstate.spawnChild", "src": "worker", "id": "w", "systemId": "named"},
+        {"type": "xstate.spawnChild", "src": {"$expr": "fromCallback(() => {})"}, "id": "c", "systemId": "inline"},
+        {"type": "xstate.assign", "assignment": {"found": {"$js": "({ system }) => system.get('inline').id"}}}]}
+    snapshot, _ = statekit.initial_transition(_machine(config, actors={"worker": {}}))
+    assert snapshot.status == "active", snapshot.error
+    assert snapshot.context == {"found": "c"}
+    config["entry"][2] = {"type": "xstate.assign", "assignment": {"found": {"$js": "({ system }) => system.get('named')"}}}
+    snapshot, _ = statekit.initial_transition(_machine(config, actors={"worker": {}}))
+    assert snapshot.status == "error" and "system.get() of an actor whose logic statekit does not run" in str(snapshot.error)
 
 
 def test_a_guard_gets_no_actor() -> None:

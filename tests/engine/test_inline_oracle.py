@@ -31,6 +31,7 @@ import pytest
 import statekit
 from node_oracle import oracle_module, run_node
 from statekit import tools
+from statekit.engine.actor import Actor
 from statekit.engine.implementations import Implementations
 from statekit.engine.inline import implementations_from_code
 from statekit.engine.machine import Machine
@@ -60,13 +61,13 @@ _INLINE_GUARD_LABEL = ("engine/algorithm.py names an inline guard in 'Unable to 
                        "inferred name, 'guard'); XState names only guards written as a string or an object")
 KNOWN_DIFFERENCES: dict[str, str] = {
 }
-#: Cases statekit refuses instead of answering, because it cannot run them faithfully: name -> what
-#: its error says (`refused_xstate.json`). The reasons: what needs a running actor (`self.send`,
-#: `self.getSnapshot` inside assign), a child machine in `spawnChild`, custom actor logic held in a
-#: module const. They are not counted as matching;
-#: `test_refused_cases_fail_closed` checks that each still stops with that error (never a
-#: plausible trace), and that XState itself runs it.
-REFUSED: dict[str, str] = json.loads((INLINE_DIR / "refused_xstate.json").read_text(encoding="utf-8"))
+#: Cases the running actor refuses (simulate_machine, statekit's `Actor`), with what its error says
+#: (`refused_running.json`): the code acts on the running actor (`self.send(...)`,
+#: `self.getSnapshot()`, `system.get(...)`), which statekit does not run. statekit's pure transition
+#: follows XState's pure transition on them (the actor is never started) and must match it like
+#: every other case; `test_running_actor_refuses` checks that simulate_machine and the Actor stop
+#: with that error (never a plausible trace), and `validate_machine` warns.
+RUNNING_REFUSED: dict[str, str] = json.loads((INLINE_DIR / "refused_running.json").read_text(encoding="utf-8"))
 
 
 def _source(name: str) -> str:
@@ -265,14 +266,22 @@ def _case_param(name: str) -> Any:
     return pytest.param(name, id=name, marks=marks)
 
 
-MATCHED_NAMES = [name for name in CASE_NAMES if name not in REFUSED]
-
-
-@pytest.mark.parametrize("name", sorted(REFUSED))
-def test_refused_cases_fail_closed(name: str) -> None:
-    steps = statekit_trace(name)
-    errors = [step.get("error") or step.get("snapshot_error") or "" for step in steps]
-    assert any(REFUSED[name] in str(error) for error in errors), steps
+@pytest.mark.parametrize("name", sorted(RUNNING_REFUSED))
+def test_running_actor_refuses(name: str) -> None:
+    """simulate_machine and statekit's Actor stop with the error where the code acts on the running
+    actor; the pure transition's trace is held to XState's by `test_inline_case_matches_xstate`."""
+    header = _case_header(name)
+    result = tools.call("simulate_machine", {"machine": _source(name), "events": header.get("events", []),
+                                             **({"input": header["input"]} if "input" in header else {})})
+    errors = [str(step.get("error", "")) for step in result["steps"]]
+    assert any(RUNNING_REFUSED[name] in error for error in errors), result["steps"]
+    assert result["steps"][-1]["status"] == "error"
+    machine, _ = _machine(name)
+    actor = Actor(machine, input=header.get("input")).start()
+    for event in header.get("events", []):
+        actor.send(dict(event))
+    assert actor.get_snapshot().status == "error"
+    assert RUNNING_REFUSED[name] in str(actor.get_snapshot().error)
 
 
 #: What validate_machine says of every machine; none of these is about faithful simulation.
@@ -280,15 +289,15 @@ _ROUTINE_CODES = frozenset({"action_not_implemented", "guard_not_implemented", "
                             "delay_not_implemented", "unreachable_state"})
 
 
-@pytest.mark.parametrize("name", sorted(REFUSED))
+@pytest.mark.parametrize("name", sorted(RUNNING_REFUSED))
 def test_validate_machine_warns_where_simulation_is_refused(name: str) -> None:
     """Wherever simulate would stop because it cannot be faithful, validate_machine says so first."""
-    try:
-        result = tools.call("validate_machine", {"machine": _source(name), "format": "xstate-ts"})
-    except ToolError as error:  # the reader itself refuses the machine
-        assert error.code == "invalid_input"
-        return
+    result = tools.call("validate_machine", {"machine": _source(name)})
     assert {issue["code"] for issue in result["issues"]} - _ROUTINE_CODES, result
+
+
+MATCHED_NAMES = CASE_NAMES
+SIMULATED_NAMES = [name for name in CASE_NAMES if name not in RUNNING_REFUSED]
 
 
 @pytest.mark.parametrize("name", [_case_param(name) for name in MATCHED_NAMES])
@@ -359,7 +368,7 @@ def _simulate_param(name: str) -> Any:
     return pytest.param(name, id=name, marks=marks)
 
 
-@pytest.mark.parametrize("name", [_simulate_param(name) for name in MATCHED_NAMES])
+@pytest.mark.parametrize("name", [_simulate_param(name) for name in SIMULATED_NAMES])
 def test_simulate_machine_on_the_source_matches_xstate(
     name: str, xstate_traces: dict[str, list[dict[str, Any]]]
 ) -> None:

@@ -107,8 +107,9 @@ def build_simulation_machine(model: MachineModel, guards: Mapping[str, bool] | N
     for name, value in supplied.items():
         if not isinstance(value, bool):
             raise ToolError("invalid_input", f"guards.{name} must be true or false")
-    # Inline functions (from XState source) run in the QuickJS sandbox, never in Python.
-    sandbox = JsSandbox()
+    # Inline functions (from XState source) run in the QuickJS sandbox, never in Python; for a
+    # running actor (what a simulation or a live session is), not XState's pure transition.
+    sandbox = JsSandbox(running_actor=True)
     from_source = implementations_from_code(source_implementations or {}, sandbox)
     used = _guard_names(model)
     implemented = set(from_source.guards) - supplied.keys()

@@ -52,7 +52,7 @@ ISSUE_CODES: Mapping[str, tuple[Severity, str]] = {
     "delay_not_implemented": ("warning", "A named delay has no implementation supplied; XState then raises the delayed event at once."),
     "actor_not_implemented": ("warning", "An invoked or spawned actor has no implementation supplied."),
     "unresolved_value": ("warning", "A value the XState source reader could not evaluate statically (`$ref`, `$expr`: an import, a call, a `let`) sits where the machine uses it; simulating stops with an error there instead of guessing."),
-    "sandbox_actor_reference": ("warning", "Inline code (not a guard) uses the running actor in a way statekit's simulation cannot follow (`self.send(...)`, `self.getSnapshot()`, `system.get(...)`, a method of an actor reference, a child machine given to `spawn` that registers actors under a system id); simulating stops with an error when that code runs."),
+    "sandbox_actor_reference": ("warning", "Inline code (not a guard) acts on the running actor (`self.send(...)`, `self.getSnapshot()`, `system.get(...)`, a method of an actor reference, a child machine given to `spawn` that registers actors under a system id); `simulate_machine`, the live tools and the `Actor` stop with an error when that code runs (the pure `transition()` answers as XState's pure transition does)."),
     "sandbox_unavailable_name": ("warning", "Inline code reads a name defined outside the machine that is not a constant (an import, a function, a `let`); statekit carries only module constants into its sandbox, so simulating stops with an error when that code runs."),
 }
 
@@ -119,9 +119,10 @@ def validate_model(model: MachineModel, supplied: SuppliedImplementations | None
     issues.extend(_check_implementations(model, supplied))
     issues.extend(issue("unresolved_value", f"`{source}` could not be evaluated statically; the simulation stops with an "
                         "error where it is used", where) for where, source in unresolved_values(model))
-    issues.extend(issue("sandbox_actor_reference", f"inline code uses `{name}`, which needs a running actor; "
-                        "statekit's simulation has actor references but runs no actor, so it stops with an "
-                        "error when this code runs", where)
+    issues.extend(issue("sandbox_actor_reference", f"inline code uses `{name}`, which acts on the running actor; "
+                        "statekit's pure transition follows XState's (whose actor never starts), but simulate_machine, "
+                        "live sessions and statekit's Actor run no actor for it, so they stop with an error when "
+                        "this code runs", where)
                   for where, name in actor_references(model))
     return issues
 

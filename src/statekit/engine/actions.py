@@ -17,7 +17,14 @@ from statekit.errors import EngineError
 from statekit.model.core import Action, EnqueueBranch
 from statekit.model.inline import JS_MARKER
 from statekit.model.parse import parse_action
-from statekit.model.unresolved import UNREAD_ACTION, is_inline_logic, unresolved_marker
+from statekit.model.unresolved import (
+    STARTS_ACTIVE,
+    UNREAD_ACTION,
+    UNRENDERED,
+    child_machine_definition,
+    is_inline_logic,
+    unresolved_marker,
+)
 
 if TYPE_CHECKING:
     from statekit.engine.snapshot import ChildRef, Snapshot
@@ -94,11 +101,13 @@ class ActionContext:
     __slots__ = ("actions", "internal_queue", "system_ids")
 
     def __init__(self, actions: list[ExecutableAction] | None = None, internal_queue: list[Event] | None = None,
-                 system_ids: set[str] | None = None) -> None:
+                 system_ids: dict[str, str | None] | None = None) -> None:
         self.actions: list[ExecutableAction] = [] if actions is None else actions
         self.internal_queue: list[Event] = [] if internal_queue is None else internal_queue
-        #: The system ids of actors spawned in this step (XState's system refuses a second one).
-        self.system_ids: set[str] = set() if system_ids is None else system_ids
+        #: The system ids of actors spawned in this step (XState's system refuses a second one),
+        #: each with the id of its actor, or None where statekit cannot tell whether XState's system
+        #: kept it (it drops an actor that does not start active; `system.get` then refuses).
+        self.system_ids: dict[str, str | None] = {} if system_ids is None else system_ids
 
 
 def resolve_actions(
@@ -315,14 +324,14 @@ def with_spawned(children: Mapping[str, ChildRef | None], spawned: Sequence[Mapp
 
     out = dict(children)
     # The system ids of this step (each pure transition has a fresh system, as in XState).
-    system_ids = ctx.system_ids if ctx is not None else set()
+    system_ids: dict[str, str | None] = ctx.system_ids if ctx is not None else {}
     for actor in spawned:
         system_id = actor.get("systemId")
+        key = str(actor["id"])
         if isinstance(system_id, str):
             if system_id in system_ids:  # XState's system refuses a second actor under one system id
                 raise EngineError(f"Actor with system ID '{system_id}' already exists.")
-            system_ids.add(system_id)
-        key = str(actor["id"])
+            system_ids[system_id] = key if actor.get("logic") in STARTS_ACTIVE else None
         src = actor.get("src")
         out[key] = ChildRef(id=key, src=src if isinstance(src, str) else None, input=actor.get("input"),
                             system_id=system_id if isinstance(system_id, str) else None)
@@ -511,7 +520,7 @@ def _resolve_spawn(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, 
     if isinstance(system_id, str):
         if system_id in ctx.system_ids:
             raise EngineError(f"Actor with system ID '{system_id}' already exists.")
-        ctx.system_ids.add(system_id)
+        ctx.system_ids[system_id] = None  # named logic: whether it starts active is its own affair
     if snapshot.machine.evaluator.knows_actor(src):
         resolved_input = _value(fields.get("input"), snapshot, event, params, "an actor's input")
         ref = ChildRef(id=key, src=src, input=resolved_input, system_id=fields.get("systemId"))
@@ -529,17 +538,22 @@ def _resolve_spawn(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, 
 
 def _spawn_inline_logic(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[str, Any], event: Event,
                         params: Any) -> Snapshot:
-    """`spawnChild(fromPromise(...), {...})`: logic written in place, which the pure transition
-    never runs (the reader keeps it as source); JSON shows the logic as `{}`, as XState's."""
+    """`spawnChild(fromPromise(...), {...})` or `spawnChild(createMachine({...}), {...})`: logic
+    written in place, which the pure transition never runs (XState makes the child but never starts
+    it). JSON shows logic as `{}` and a child machine as its definition (the reader renders it,
+    `statekit.extract.definition`), as XState's."""
     from statekit.engine.snapshot import ChildRef
 
     src = fields["src"]
     code = src.get("$expr") if isinstance(src, Mapping) else None
-    if not isinstance(code, str) or not is_inline_logic(src):
+    child_machine = child_machine_definition(src)
+    if child_machine is None and (not isinstance(code, str) or not is_inline_logic(src)):
+        unrendered = src.get(UNRENDERED) if isinstance(src, Mapping) else None
+        why = f" ({unrendered})" if isinstance(unrendered, str) else ""
         raise EngineError(f"`spawnChild({code if isinstance(code, str) else repr(src)})`: statekit spawns an actor named "
-                          "in setup() or inline logic made by fromPromise, fromCallback, fromObservable, "
-                          "fromEventObservable or fromTransition; other logic (a child machine, whose "
-                          "definition XState reports in the action) cannot be simulated faithfully")
+                          "in setup(), inline logic made by fromPromise, fromCallback, fromObservable, "
+                          "fromEventObservable or fromTransition, or a child machine whose definition it can "
+                          f"render{why}; other logic cannot be simulated faithfully")
     args = ActionArgs(snapshot.context, event)
     spawn_id = _value(fields.get("id"), snapshot, event, params, "a spawned actor's id")
     key = spawn_id if isinstance(spawn_id, str) else "undefined"  # JS: children[undefined]
@@ -547,10 +561,13 @@ def _spawn_inline_logic(snapshot: Snapshot, ctx: ActionContext, fields: Mapping[
     if isinstance(system_id, str):
         if system_id in ctx.system_ids:
             raise EngineError(f"Actor with system ID '{system_id}' already exists.")
-        ctx.system_ids.add(system_id)
+        # An actor spawned without an id has a session id statekit does not know; a child machine
+        # may not start active (XState's system then drops it): `system.get` refuses both.
+        ctx.system_ids[system_id] = key if child_machine is None and isinstance(spawn_id, str) else None
     resolved_input = _value(fields.get("input"), snapshot, event, params, "an actor's input")
     ref = ChildRef(id=key, src=None, input=resolved_input, system_id=system_id if isinstance(system_id, str) else None)
     ctx.actions.append(ExecutableAction(
         "xstate.spawnChild",
-        _defined(id=spawn_id, systemId=system_id, actorRef=ref.to_json(), src={}, input=resolved_input), args))
+        _defined(id=spawn_id, systemId=system_id, actorRef=ref.to_json(),
+                 src=child_machine if child_machine is not None else {}, input=resolved_input), args))
     return snapshot.clone(children={**snapshot.children, key: ref})

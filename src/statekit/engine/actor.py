@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from statekit.engine.actions import ExecutableAction
-from statekit.engine.api import event_object, initial_transition, run_macrostep
+from statekit.engine.api import event_object, run_macrostep, start_transition
 from statekit.engine.clock import Timer, VirtualClock
 from statekit.engine.machine import Machine
 from statekit.engine.snapshot import Snapshot
@@ -46,7 +46,7 @@ class Actor:
     def start(self) -> Actor:
         """Compute the initial snapshot and run its actions."""
         if self._snapshot is None:
-            snapshot, actions = initial_transition(self.machine, self.input)
+            snapshot, actions = start_transition(self.machine, self.input, "running")
             self._commit(snapshot, actions)
         return self
 
@@ -87,7 +87,7 @@ class Actor:
         if snapshot.status != "active":
             return
         try:
-            next_snapshot, actions = run_macrostep(snapshot, event)
+            next_snapshot, actions = run_macrostep(snapshot, event, "running")
         except EngineError as error:
             self._commit(snapshot.clone(status="error", error=str(error)), [])
             return

@@ -12,6 +12,7 @@ from statekit.engine.algorithm import (
     is_in_final_state,
     macrostep,
 )
+from statekit.engine.evaluation import ActorScope, JsEvaluator
 from statekit.engine.implementations import Implementations
 from statekit.engine.machine import Machine
 from statekit.engine.snapshot import ChildRef, Snapshot, Status
@@ -26,7 +27,16 @@ def create_machine(config: Any, implementations: Implementations | None = None,
 
 def initial_transition(machine: Machine, input: Any = None) -> tuple[Snapshot, list[ExecutableAction]]:
     """The initial snapshot and the actions of entering it. Errors give `status: "error"`."""
+    return start_transition(machine, input, None)
+
+
+def start_transition(machine: Machine, input: Any, actor_scope: ActorScope | None) -> tuple[Snapshot, list[ExecutableAction]]:
+    """`initial_transition` for the actor `actor_scope` says (None: the evaluator's default;
+    "running" for an actor that runs the machine, see `statekit.engine.evaluation.ActorScope`)."""
     ctx = ActionContext()
+    evaluator = machine.evaluator
+    if type(evaluator) is JsEvaluator:
+        evaluator.begin(ctx, actor_scope)
     snapshot = initial_snapshot(machine, ctx, input)
     return snapshot, ctx.actions
 
@@ -51,9 +61,14 @@ def transition(machine: Machine, snapshot: Snapshot, event: Mapping[str, Any] | 
     return run_macrostep(snapshot, event)
 
 
-def run_macrostep(snapshot: Snapshot, event: Mapping[str, Any]) -> tuple[Snapshot, list[ExecutableAction]]:
-    """`transition` for an event already checked; the actor calls this directly."""
+def run_macrostep(snapshot: Snapshot, event: Mapping[str, Any],
+                  actor_scope: ActorScope | None = None) -> tuple[Snapshot, list[ExecutableAction]]:
+    """`transition` for an event already checked; the actor calls this directly (`actor_scope`:
+    as in `start_transition`)."""
     ctx = ActionContext()
+    evaluator = snapshot.machine.evaluator
+    if type(evaluator) is JsEvaluator:
+        evaluator.begin(ctx, actor_scope)
     try:
         next_snapshot = macrostep(snapshot, event, ctx)
     except EngineError:

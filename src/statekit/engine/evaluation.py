@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from statekit.engine.implementations import (
     ActionArgs,
@@ -54,6 +54,7 @@ from statekit.model.parse import parse_guard
 from statekit.model.unresolved import unresolved_marker
 
 if TYPE_CHECKING:
+    from statekit.engine.machine import Machine
     from statekit.engine.sandbox import JsSandbox
 
 
@@ -61,6 +62,19 @@ def _sandbox_type() -> type:
     from statekit.engine.sandbox import JsSandbox
 
     return JsSandbox
+
+
+def _snapshot_wanted() -> type[Exception]:
+    from statekit.engine.sandbox import SnapshotWanted
+
+    return SnapshotWanted
+
+
+def _marker(value: Any) -> Any:
+    """JSON for the sandbox: `UNDEFINED` as its marker (see the sandbox's `UNDEFINED_KEY`)."""
+    if value is UNDEFINED:
+        return {"__statekit_undefined__": 0}
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class _Undefined:
@@ -245,6 +259,13 @@ class PythonEvaluator:
         raise EngineError(_needs_sandbox(where))
 
 
+#: Whose actor inline code sees (`self`, `system`; see the sandbox's prelude): "inert", the actor
+#: XState's pure `initialTransition` / `transition` make per call and never start; "running", a
+#: running actor (statekit's `Actor`, simulate_machine), which statekit does not run, so what would
+#: act on it (`self.send`, `self.getSnapshot()`, `system.get`) is refused.
+ActorScope = Literal["inert", "running"]
+
+
 class JsEvaluator(PythonEvaluator):
     """Python implementations plus inline JavaScript in one persistent QuickJS context."""
 
@@ -253,26 +274,91 @@ class JsEvaluator(PythonEvaluator):
         super().__init__(implementations)
         self.sandbox = sandbox
         self.machine_id = machine_id
-        self._actor_json: dict[str, str] = {}
+        #: The machine this evaluator runs (set by `Machine`): the inert actor's snapshot is its own.
+        self.machine: Machine | None = None
+        self._actor_json: dict[tuple[str, int], str] = {}
+        #: The scope of a call no `begin` announced: a running actor's (refuse, do not guess).
+        self.default_scope: ActorScope = "running" if getattr(sandbox, "running_actor", False) else "inert"
+        self._scope: ActorScope = "running"
+        self._call = 0
+        self._ctx: Any = None
+        self._initializing = False
+        self._inert_snapshot: str | None = None
+
+    def begin(self, ctx: Any, scope: ActorScope | None) -> None:
+        """A call of the pure API (or a running actor's step) starts; `ctx` is its ActionContext
+        (whose `system_ids` is the call's system)."""
+        self._scope = self.default_scope if scope is None else scope
+        if self._scope == "inert":
+            self._call += 1  # a new inert actor (and `self`) per call, as XState's createInertActorScope
+        self._ctx = ctx
+        self._inert_snapshot = None
+        self._initializing = False
+        self._actor_json.clear()
 
     def run_code(self, code: str, scope: Scope, where: str, *, whole_args: bool = False) -> Any:
         args: Mapping[str, Any] = scope.event if whole_args else {"context": scope.context, "event": scope.event}
         if isinstance(self.sandbox, _sandbox_type()):
             sandbox: Any = self.sandbox
-            return sandbox.evaluate(code, args, scope.params, where=where, actor=self._actor(where))
+            try:
+                return sandbox.evaluate(code, args, scope.params, where=where, actor=self._actor(where))
+            except _snapshot_wanted():
+                self._inert_snapshot = self._initial_snapshot_json()
+                self._actor_json.clear()
+                return sandbox.evaluate(code, args, scope.params, where=where, actor=self._actor(where))
         return self.sandbox.evaluate(code, args, scope.params, where=where)
 
+    def _initial_snapshot_json(self) -> str:
+        """What `self.getSnapshot()` gives in XState's pure API: the inert actor's own snapshot,
+        which its constructor computed as the machine's initial snapshot without input (and
+        while computing it, reading it threw, which XState's getInitialSnapshot caught into an
+        error snapshot). Computed in the same context, with the same `self`, its own system."""
+        from statekit.engine.actions import ActionContext
+        from statekit.engine.algorithm import initial_snapshot
+
+        if self.machine is None:
+            raise EngineError("self.getSnapshot() needs the machine the evaluator runs")
+        saved = (self._ctx, self._initializing, dict(self._actor_json))
+        nested = ActionContext()
+        self._ctx, self._initializing = nested, True
+        self._actor_json.clear()
+        try:
+            snapshot = initial_snapshot(self.machine, nested, None)
+        finally:
+            self._ctx, self._initializing = saved[0], saved[1]
+            self._actor_json.clear()
+            self._actor_json.update(saved[2])
+            self.take_spawned()
+        try:
+            # (XState's output is undefined until done; statekit's None there may be null or undefined)
+            output = snapshot.output if snapshot.status == "done" else UNDEFINED
+            return json.dumps({"status": snapshot.status, "value": snapshot.value, "context": snapshot.context,
+                               "output": output, "children": list(snapshot.children),
+                               "tags": sorted(snapshot.tags)}, ensure_ascii=False, allow_nan=False, default=_marker)
+        except (TypeError, ValueError):
+            raise EngineError("self.getSnapshot(): the machine's initial snapshot is not JSON data") from None
+
     def _actor(self, where: str) -> str | None:
-        """What of the running actor XState gives the code at `where` (see `_actor_kind`), as the
-        JSON the sandbox takes; None for a guard."""
+        """What of the actor XState gives the code at `where` (see `_actor_kind`), as the JSON
+        the sandbox takes; None for a guard."""
         kind = _actor_kind(where)
         if kind is None:
             return None
-        cached = self._actor_json.get(kind)
+        system = self._ctx.system_ids if self._ctx is not None else None
+        key = (kind, len(system) if system else 0)
+        cached = self._actor_json.get(key)
         if cached is None:
-            cached = json.dumps({"kind": kind, "machine": self.machine_id,
-                                 "actors": sorted(str(name) for name in self.implementations.actors)})
-            self._actor_json[kind] = cached
+            env: dict[str, Any] = {"kind": kind, "machine": self.machine_id,
+                                   "actors": sorted(str(name) for name in self.implementations.actors),
+                                   "scope": self._scope, "call": self._call}
+            if self._scope == "inert":
+                env["initializing"] = self._initializing
+                if system:
+                    env["system"] = dict(system)
+                if self._inert_snapshot is not None:
+                    env["snapshot"] = self._inert_snapshot
+            cached = json.dumps(env, ensure_ascii=False)
+            self._actor_json[key] = cached
         return cached
 
     def assignment(self, assignment: Any, scope: Scope) -> Mapping[str, Any]:

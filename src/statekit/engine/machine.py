@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from statekit.engine.evaluation import Evaluator, evaluator_for
+from statekit.engine.evaluation import Evaluator, JsEvaluator, evaluator_for
 from statekit.engine.implementations import Implementations
 from statekit.engine.snapshot import to_state_value
 from statekit.errors import MachineDefinitionError
@@ -171,6 +171,8 @@ class Machine:
         self.implementations = implementations or Implementations()
         #: Runs the machine's code: guards, assignments, delays, outputs, actions (evaluation.py).
         self.evaluator: Evaluator = evaluator_for(self.implementations, model.id)
+        if isinstance(self.evaluator, JsEvaluator):
+            self.evaluator.machine = self  # `self.getSnapshot()` in the pure API is this machine's initial snapshot
         options = model.extra.get("options")
         configured = options.get("maxIterations") if isinstance(options, dict) else None
         # XState's `options.maxIterations` in the config; an explicit argument wins.

@@ -80,6 +80,12 @@ ACTOR_REF_KEY = "xstate$$type"
 #: Session ids (`x:<n>`) each context books from: a context made after a reset starts past them.
 _SESSIONS_PER_CONTEXT = 1_000_000
 _SPAWNED_PREFIX = "#spawned:"  # JSON text never starts with `#`
+_WANTS_SNAPSHOT = "#wants-snapshot"
+
+
+class SnapshotWanted(Exception):
+    """Inline code called `self.getSnapshot()` in XState's pure transition before statekit computed
+    the snapshot of the call's inert actor: the evaluator computes it and runs the code again."""
 REF_PREFIX = "__statekit_ref:"
 _PRELUDE = """
 (function () {
@@ -155,18 +161,45 @@ _PRELUDE = """
     }
     return fn;
   };
-  // The running actor, as XState hands it to inline code. `self` and the actors `spawn` creates
-  // are references (`{xstate$$type: 1, id}` in JSON, as XState persists them in context); the
-  // pure transition never runs them, so what would need a running actor (`send`, `getSnapshot`,
-  // `system.get`) throws instead of answering. Which names a call gets follows XState:
-  // assign {spawn, self, system}, a context factory {spawn, self}, an output or an invoke's input
-  // {self}, the other action fields (a target, an event, a delay) {self, system}.
+  // The actor, as XState hands it to inline code. `self` and the actors `spawn` creates are
+  // references (`{xstate$$type: 1, id}` in JSON, as XState persists them in context). Which names
+  // a call gets follows XState: assign {spawn, self, system}, a context factory {spawn, self}, an
+  // output or an invoke's input {self}, the other action fields (a target, an event, a delay)
+  // {self, system}. What they do depends on the call's scope (`env.scope`):
+  // - "inert": XState's pure `initialTransition`/`transition` (`createInertActorScope`). `self` is an
+  //   actor made for the call and never started, as is every actor the call makes: `send` leaves the
+  //   event in a mailbox nobody reads; `self.getSnapshot()` is that actor's own snapshot, the
+  //   machine's initial snapshot computed without input when it was made (statekit computes it
+  //   when first asked, `env.snapshot`; while computing it, `env.initializing`, reading it throws
+  //   as XState's does); `system` is a fresh system per call, holding only the actors this call
+  //   registered under a system id (`env.system`: systemId -> actor id, or null when statekit
+  //   cannot tell whether the actor started, which XState's system forgets).
+  // - "running": a running actor (statekit's Actor, simulate_machine): `send`, `getSnapshot` and
+  //   `system` would act on it, which statekit does not run, so they throw instead of answering.
+  // A refusal is remembered: code that catches it still fails once it returns (see `__call`).
+  let refusal = null;
+  const refuse = function (message) {
+    refusal = message;
+    throw new ReferenceError(message);
+  };
   const NOT_SIMULATED = function (what) {
     return function () {
-      throw new ReferenceError(what + " needs a running actor, which statekit's simulation does not have: "
-        + "inline code that calls it cannot be run faithfully");
+      refuse(what + " needs actor logic statekit does not run: inline code that uses it cannot be run faithfully");
     };
   };
+  const RUNNING = function (what) {
+    return function () {
+      refuse(what + " acts on the running actor, which statekit's Actor and simulate_machine do not run (its pure "
+        + "initial_transition and transition follow XState's, whose actor never starts): inline code that calls it "
+        + "cannot be run faithfully here");
+    };
+  };
+  let current = null;  // the env of the call being run
+  const isInert = function () { return current !== null && current.scope === "inert"; };
+  // Thrown (once per call) when `self.getSnapshot()` needs the snapshot statekit has not computed
+  // yet: the call ends, statekit computes it and runs the call again (see `__call`).
+  const WANTS_SNAPSHOT = {};
+  let wantsSnapshot = false;
   let nextSession = 0;
   // A context made again after a fatal error (out of time or memory) goes on from where the
   // snapshots' session ids cannot reach, so a new actor never takes an old one's id.
@@ -177,12 +210,81 @@ _PRELUDE = """
   const hidden = function (target, name, value) {
     Object.defineProperty(target, name, { value: value, enumerable: false, writable: false });
   };
-  const actorRef = function (id) {
+  const send = function (event) {
+    if (!isInert()) RUNNING("send() on an actor")();
+    if (typeof event === "string") {
+      throw new Error('Only event objects may be sent to actors; use .send({ type: "' + event + '" }) instead');
+    }
+  };
+  // XState's matchesState (a state value given as a string with dots is a path).
+  const toStateValue = function (value) {
+    if (typeof value !== "string") return value;
+    if (value.indexOf("\\\\") >= 0) NOT_SIMULATED("matches() with an escaped state key")();
+    const path = value.split(".");
+    let out = path[path.length - 1];
+    for (let i = path.length - 2; i >= 0; i--) out = { [path[i]]: out };
+    return out;
+  };
+  const matchesState = function (parent, child) {
+    const p = toStateValue(parent);
+    const c = toStateValue(child);
+    if (typeof c === "string") return typeof p === "string" && c === p;
+    if (typeof p === "string") return p in c;
+    return keys(p).every(function (key) { return key in c && matchesState(p[key], c[key]); });
+  };
+  // What XState's snapshot object has that statekit's view of it does not give: reading it throws.
+  const NOT_IN_VIEW = ["historyValue", "machine", "_nodes", "getMeta", "toJSON", "can"];
+  let viewCall = null;
+  let view = null;
+  const snapshotView = function () {
+    if (viewCall === current.call && view !== null) return view;  // one object per call, as XState's
+    const data = load(current.snapshot, true);
+    const tags = new Set(data.tags);
+    const children = {};
+    for (const id of data.children) children[id] = actorRef(id);
+    const fields = {
+      status: data.status, value: data.value, context: data.context, output: data.output,
+      tags: tags,
+      matches: function (value) { return matchesState(value, data.value); },
+      hasTag: function (tag) { return tags.has(tag); },
+    };
+    const unknown = {
+      // statekit's error is a message, XState's the thrown value itself
+      error: data.status === "error" ? "error" : null,
+      // an actor spawned without an id is `children.undefined`, whose id statekit does not know
+      children: data.children.indexOf("undefined") >= 0 ? "children" : null,
+      // a done machine's output statekit holds as null may have been undefined
+      output: data.status === "done" && data.output === null ? "output" : null,
+    };
+    if (unknown.children === null) fields.children = children;
+    view = new Proxy(fields, {
+      get: function (target, name) {
+        if (typeof name === "string" && (NOT_IN_VIEW.indexOf(name) >= 0 || unknown[name])) {
+          NOT_SIMULATED("the snapshot's " + name + " (statekit gives status, value, context, output, children, "
+            + "tags, matches and hasTag)")();
+        }
+        return target[name];
+      },
+    });
+    viewCall = current.call;
+    return view;
+  };
+  const getSelfSnapshot = function () {
+    if (!isInert()) RUNNING("getSnapshot() on an actor")();
+    if (current.initializing) throw new Error("Snapshot can't be read while the actor initializes itself");
+    if (typeof current.snapshot !== "string") {
+      wantsSnapshot = true;
+      throw WANTS_SNAPSHOT;
+    }
+    return snapshotView();
+  };
+  const actorRef = function (id, isSelf) {
     const ref = {};
     Object.defineProperty(ref, "id", { value: id, enumerable: true });
     hidden(ref, "toJSON", function () { return { [REF_TYPE]: 1, id: id }; });
-    hidden(ref, "send", NOT_SIMULATED("send() on an actor"));
-    hidden(ref, "getSnapshot", NOT_SIMULATED("getSnapshot() on an actor"));
+    hidden(ref, "send", send);
+    // (another actor's snapshot is its logic's, which the pure transition never runs)
+    hidden(ref, "getSnapshot", isSelf ? getSelfSnapshot : NOT_SIMULATED("getSnapshot() on an actor"));
     hidden(ref, "subscribe", NOT_SIMULATED("subscribe() on an actor"));
     hidden(ref, "on", NOT_SIMULATED("on() on an actor"));
     return ref;
@@ -190,9 +292,14 @@ _PRELUDE = """
   const isRefJson = function (v) {
     return !isArray(v) && v[REF_TYPE] === 1 && typeof v.id === "string" && keys(v).length === 2;
   };
+  // XState's pure transition makes a new actor (`self`) per call; a running actor is one actor.
   let selfRef = null;
+  let selfCall = null;
   const self = function () {
-    if (selfRef === null) selfRef = actorRef(sessionId());
+    if (selfRef === null || selfCall !== current.call) {
+      selfRef = actorRef(sessionId(), true);
+      selfCall = current.call;
+    }
     return selfRef;
   };
   // Actor logic written inline (`fromPromise(...)`): never run by the pure transition, so it is
@@ -260,7 +367,10 @@ _PRELUDE = """
       Object.defineProperty(globalThis, name, { value: make(), writable: false, configurable: false });
     }
   };
-  const spawner = function (env, args, spawned) {
+  const hasOwn = function (object, key) { return Object.prototype.hasOwnProperty.call(object, key); };
+  // Logic whose actor XState's system keeps once made: it starts active (a child machine may not).
+  const STARTS_ACTIVE = ["fromPromise", "fromCallback", "fromObservable", "fromEventObservable", "fromTransition"];
+  const spawner = function (env, args, spawned, local) {
     return function spawn(src, options) {
       const given = options === undefined || options === null ? {} : options;
       let input = given.input;
@@ -276,18 +386,60 @@ _PRELUDE = """
       }
       if (typeof input === "function") throw new TypeError("an actor's input must be data");
       const id = given.id === undefined || given.id === null ? sessionId() : given.id;
-      spawned.push({ id: id, src: typeof src === "string" ? src : null, input: input, systemId: given.systemId });
+      const kind = typeof src === "string" ? null : src[LOGIC];
+      if (typeof given.systemId === "string") {
+        // Registered at once (XState's createActor), so system.get later in this call finds it.
+        local[given.systemId] = STARTS_ACTIVE.indexOf(kind) >= 0 ? id : null;
+      }
+      spawned.push({ id: id, src: typeof src === "string" ? src : null, input: input, systemId: given.systemId,
+                     logic: kind });
       return actorRef(id);
     };
   };
-  const SYSTEM = {};
-  hidden(SYSTEM, "get", NOT_SIMULATED("system.get()"));
+  // XState's system, as far as statekit knows it: `get` and `getAll` (see the scope notes above).
+  const NOT_IN_SYSTEM = ["inspect", "scheduler", "getSnapshot", "start", "_set", "_register", "_unregister",
+                         "_relay", "_bookId", "_snapshot", "_sendInspectionEvent", "_clock", "_logger"];
+  const registered = function (local) {
+    const all = Object.create(null);
+    const given = current.system;
+    if (given !== undefined && given !== null) for (const key of keys(given)) all[key] = given[key];
+    for (const key of keys(local)) all[key] = local[key];
+    return all;
+  };
+  const systemFor = function (local) {
+    const lookupId = function (systemId) {
+      if (!isInert()) RUNNING("system.get()")();
+      const all = registered(local);
+      if (!hasOwn(all, systemId)) return undefined;
+      if (all[systemId] === null) {
+        NOT_SIMULATED("system.get() of an actor whose logic statekit does not run (XState's system drops one that "
+          + "does not start active)")();
+      }
+      return actorRef(all[systemId]);
+    };
+    const fields = {
+      get: lookupId,
+      getAll: function () {
+        if (!isInert()) RUNNING("system.getAll()")();
+        const out = {};
+        for (const key of keys(registered(local))) out[key] = lookupId(key);
+        return out;
+      },
+    };
+    return new Proxy(fields, {
+      get: function (target, name) {
+        if (typeof name === "string" && NOT_IN_SYSTEM.indexOf(name) >= 0) NOT_SIMULATED("system." + name)();
+        return target[name];
+      },
+    });
+  };
   const withActor = function (args, env, spawned) {
     if (args === null || typeof args !== "object") return args;
     const kind = env.kind;
-    if (kind === "assign" || kind === "context") args.spawn = spawner(env, args, spawned);
+    const local = Object.create(null);  // system ids this call registers
+    if (kind === "assign" || kind === "context") args.spawn = spawner(env, args, spawned, local);
     args.self = self();
-    if (kind === "assign" || kind === "action") args.system = SYSTEM;
+    if (kind === "assign" || kind === "action") args.system = systemFor(local);
     return args;
   };
   // A guard (context and event only, no actor): compiled once and called by number, so a call
@@ -304,17 +456,35 @@ _PRELUDE = """
   const envs = new Map();
   globalThis.__call = function (source, argsJson, paramsJson, marked, envJson) {
     const fn = lookup(source);
-    const args = load(argsJson, marked);
-    if (envJson === null || envJson === undefined) return dump(fn(args, load(paramsJson, marked)));
+    if (envJson === null || envJson === undefined) {
+      current = null;
+      return dump(fn(load(argsJson, marked), load(paramsJson, marked)));
+    }
     const spawned = [];
-    let env = envs.get(envJson);  // one per machine and kind of code: parsed once
+    let env = envs.get(envJson);  // one per machine, kind of code and call: parsed once
     if (env === undefined) {
       env = parse(envJson);
-      if (envs.size < 64) envs.set(envJson, env);
+      if (envs.size >= 64) envs.clear();
+      envs.set(envJson, env);
     }
-    const result = dump(fn(withActor(args, env, spawned), load(paramsJson, marked)));
+    current = env;
+    wantsSnapshot = false;
+    refusal = null;
+    let result;
+    try {
+      result = dump(fn(withActor(load(argsJson, marked), env, spawned), load(paramsJson, marked)));
+    } catch (thrown) {
+      if (wantsSnapshot) return "#wants-snapshot";
+      throw thrown;
+    } finally {
+      current = null;
+    }
+    // (even if the code caught what was thrown)
+    if (wantsSnapshot) return "#wants-snapshot";
+    if (refusal !== null) throw new ReferenceError(refusal);
     if (spawned.length === 0) return result;
-    return "#spawned:" + stringify({ value: result, spawned: spawned }, keepUndefined);
+    // (joined, not `+`: QuickJS makes a long `+` a rope string, which the Python binding cannot take)
+    return ["#spawned:", stringify({ value: result, spawned: spawned }, keepUndefined)].join("");
   };
   // What enqueueActions' `enqueue` builds, as statekit action configs; functions inside them
   // (assign values, event creators, inline custom actions) stay here and travel as references.
@@ -407,12 +577,18 @@ class JsSandbox:
     `constants` are module-scope constants read by inline functions (JSON values, defined
     read-only as globals); `unavailable` maps other module-scope names the code reads to why
     statekit cannot carry them, and reading one throws a ReferenceError that says so.
+    `running_actor`: the code runs for a running actor, not XState's pure transition.
     """
 
     def __init__(self, *, time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
                  stack_limit: int = DEFAULT_STACK_LIMIT, total_time_limit: float = DEFAULT_TOTAL_TIME_LIMIT,
-                 constants: Mapping[str, Any] | None = None, unavailable: Mapping[str, str] | None = None) -> None:
+                 constants: Mapping[str, Any] | None = None, unavailable: Mapping[str, str] | None = None,
+                 running_actor: bool = False) -> None:
         self.time_limit = time_limit
+        #: Whether the code runs for a running actor (simulate_machine, a live session), not for
+        #: XState's pure transition: then `self.send`, `self.getSnapshot()` and `system.get`
+        #: are refused (see `statekit.engine.evaluation.ActorScope`).
+        self.running_actor = running_actor
         self.total_time_limit = total_time_limit
         self._spent = 0.0
         self.memory_limit = memory_limit
@@ -568,6 +744,8 @@ class JsSandbox:
         else:
             result = _js_thread().submit(self._run, code, args_json, params_json, marked, where, answers,
                                          actor).result()
+        if result == _WANTS_SNAPSHOT:
+            raise SnapshotWanted
         if isinstance(result, str) and result.startswith(_SPAWNED_PREFIX):
             # The code spawned actors (`spawn(...)` in assign or a context factory): the value and them.
             spawned = json.loads(result[len(_SPAWNED_PREFIX):], object_hook=_revive)
@@ -616,10 +794,12 @@ class JsSandbox:
         """Run `code` (a function expression) on `args` and `params`; JSON in, JSON out.
 
         JS `undefined` comes back as `UNDEFINED` (and `UNDEFINED` goes in as `undefined`).
-        `actor`: the JSON of the running actor XState gives this code (`{"kind": "assign" |
-        "context" | "action" | "output", "machine": id, "actors": [names]}`; see the prelude):
-        its `spawn` records the actors it creates in `spawned`, its `self` is a reference, and
-        what needs a running actor throws. None for a guard, which gets only context and event."""
+        `actor`: the JSON of the actor XState gives this code (`{"kind": "assign" | "context" |
+        "action" | "output", "machine": id, "actors": [names], "scope": "inert" | "running",
+        "call": n, "initializing": bool, "system": {systemId: id | null}, "snapshot": json}`; see
+        the prelude): its `spawn` records the actors it creates in `spawned`, its `self` is a
+        reference. None for a guard, which gets only context and event. Raises `SnapshotWanted`
+        when the code needs the inert actor's snapshot and `actor` has none."""
         return self._dispatch(code, args, params, where, None, actor)
 
     def take_spawned(self) -> list[dict[str, Any]]:

@@ -23,6 +23,11 @@ from typing import Any
 
 from statekit.extract.values import UNDEFINED, BuiltinCall, JsExpr, JsFunction, JsRef
 
+#: Beside `$expr` for a child machine written in place: its definition, or why it has none (the
+#: keys `statekit.model.unresolved` reads as DEFINITION and UNRENDERED).
+DEFINITION = "$definition"
+UNRENDERED = "$unrendered"
+
 _ANONYMOUS = "(anonymous)"
 _TRANSITION_GROUPS = ("on", "after")
 _INVOKE_TRANSITIONS = ("onDone", "onError", "onSnapshot")
@@ -284,6 +289,10 @@ def plain(value: Any) -> Any:
     if isinstance(value, JsRef):
         return {"$ref": value.name}
     if isinstance(value, JsExpr):
+        if isinstance(value.definition, dict):
+            return {"$expr": value.code, DEFINITION: value.definition}
+        if isinstance(value.definition, str):
+            return {"$expr": value.code, UNRENDERED: value.definition}
         return {"$expr": value.code}
     if isinstance(value, BuiltinCall):
         encoded = builtin_action(value)

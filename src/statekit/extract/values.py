@@ -70,6 +70,9 @@ class JsExpr:
 
     code: str
     at: tuple[int, int] = field(default=(0, 0), compare=False)
+    #: For a child machine written in place (`createMachine({...})`): XState's definition of it
+    #: (`statekit.extract.definition`), or why statekit cannot render it (a string).
+    definition: dict[str, Any] | str | None = field(default=None, compare=False)
 
 
 def _expr(node: Node, limit: int | None = None) -> JsExpr:
@@ -367,7 +370,26 @@ class Evaluator:
         if factory is not None:
             return self._apply(factory, node, named(arguments), depth)
         computed = self._pure_builtin(callee, named(arguments), depth)
+        if computed is None and builtin == "createMachine":
+            return self._child_machine(node, named(arguments), depth)
         return _expr(node) if computed is None else computed
+
+    def _child_machine(self, node: Node, arguments: list[Node], depth: int) -> JsExpr:
+        """`createMachine({...})` as a value (a child machine given to `spawnChild`): kept as
+        source, with its definition as XState shows it. Its config is evaluated here as well as
+        where the machine itself is extracted, so what this records is taken back."""
+        from statekit.extract.definition import Unrenderable, machine_definition
+
+        kept = (len(self.problems), len(self.functions), len(self.function_frames))
+        try:
+            config = self.value(arguments[0], "", depth + 1) if arguments else UNDEFINED
+            definition: dict[str, Any] | str = machine_definition(config)
+        except Unrenderable as error:
+            definition = str(error)
+        finally:
+            del self.problems[kept[0]:], self.functions[kept[1]:], self.function_frames[kept[2]:]
+        expression = _expr(node)
+        return JsExpr(expression.code, expression.at, definition)
 
     def _pure_builtin(self, callee: Node, arguments: list[Node], depth: int) -> Any:
         """`Math.floor(...)`-style calls on numbers and `Array(n).fill(value)`, which configs use

@@ -14,6 +14,11 @@ from typing import Any
 from statekit.model.core import Action, EnqueueBranch, Guard, MachineModel, StateNode
 
 MARKERS = ("$ref", "$expr")
+#: Beside `$expr` for a child machine written in place (`createMachine({...})`): its definition as
+#: XState's `machine.definition` shows it (`statekit.extract.definition`), or why the reader could
+#: not render it.
+DEFINITION = "$definition"
+UNRENDERED = "$unrendered"
 
 
 def unresolved_marker(value: Any, depth: int = 0) -> str | None:
@@ -25,6 +30,8 @@ def unresolved_marker(value: Any, depth: int = 0) -> str | None:
             for marker in MARKERS:
                 if isinstance(value.get(marker), str):
                     return str(value[marker])
+        elif len(value) == 2 and isinstance(value.get("$expr"), str) and (DEFINITION in value or UNRENDERED in value):
+            return str(value["$expr"])  # a child machine: still an expression statekit does not run
         for item in value.values():
             found = unresolved_marker(item, depth + 1)
             if found is not None:
@@ -85,6 +92,20 @@ def _in_node(node: StateNode) -> Iterator[tuple[str, str]]:
 INLINE_LOGIC = re.compile(r"^\s*(fromPromise|fromCallback|fromObservable|fromEventObservable|fromTransition)\s*\(")
 
 
+#: The kinds of inline logic whose actor starts active (XState's system keeps it under its system id).
+STARTS_ACTIVE = frozenset({"fromPromise", "fromCallback", "fromObservable", "fromEventObservable", "fromTransition"})
+
+
+def child_machine_definition(value: Any) -> dict[str, Any] | None:
+    """The definition of a child machine written in place (`{"$expr": "createMachine(...)",
+    "$definition": {...}}`), None for anything else."""
+    if isinstance(value, Mapping) and len(value) == 2 and isinstance(value.get("$expr"), str):
+        definition = value.get(DEFINITION)
+        if isinstance(definition, dict):
+            return definition
+    return None
+
+
 def is_inline_logic(value: Any) -> bool:
     """Whether `value` is `{"$expr": "fromPromise(...)"}` (or another kind of logic the engine keeps)."""
     code = value.get("$expr") if isinstance(value, Mapping) and len(value) == 1 else None
@@ -100,7 +121,8 @@ def _in_action(action: Action, where: str) -> Iterator[tuple[str, str]]:
         yield where, action.code
         return
     fields = dict(action.fields)
-    if action.type == "xstate.spawnChild" and is_inline_logic(fields.get("src")):
+    if action.type == "xstate.spawnChild" and (is_inline_logic(fields.get("src"))
+                                               or child_machine_definition(fields.get("src")) is not None):
         del fields["src"]  # logic written in place the engine keeps (never runs)
     for value in (action.params, *fields.values()):
         found = unresolved_marker(value)
