@@ -47,7 +47,7 @@ from statekit.engine.implementations import (
     Assign,
     Implementations,
 )
-from statekit.engine.inline import JS_MARKER, CodeEvaluator, is_inline
+from statekit.engine.inline import JS_MARKER, CodeEvaluator, InlineGuard, is_inline
 from statekit.errors import EngineError
 from statekit.model.core import Guard
 from statekit.model.parse import parse_guard
@@ -284,6 +284,8 @@ class JsEvaluator(PythonEvaluator):
         self._ctx: Any = None
         self._initializing = False
         self._inert_snapshot: str | None = None
+        #: The sandbox's own path for guards (`JsSandbox.guard_passes`), when it has one.
+        self._guard_passes: Callable[[str, Any, Any, Any, str], bool] | None = getattr(sandbox, "guard_passes", None)
 
     def begin(self, ctx: Any, scope: ActorScope | None) -> None:
         """A call of the pure API (or a running actor's step) starts; `ctx` is its ActionContext
@@ -295,6 +297,16 @@ class JsEvaluator(PythonEvaluator):
         self._inert_snapshot = None
         self._initializing = False
         self._actor_json.clear()
+
+    def guard(self, guard: Guard, scope: Scope) -> bool:
+        # A guard read from code, or written inline, goes straight to the sandbox's guard path,
+        # which answers by JavaScript's truthiness (XState: `if (guardPassed)`), as a boolean.
+        implementation = self.implementations.guards.get(guard.type)
+        if type(implementation) is InlineGuard:
+            return implementation.passes(scope.context, scope.event, scope.params)
+        if implementation is None and guard.code is not None and self._guard_passes is not None:
+            return self._guard_passes(guard.code, scope.context, scope.event, scope.params, "a guard")
+        return super().guard(guard, scope)
 
     def run_code(self, code: str, scope: Scope, where: str, *, whole_args: bool = False) -> Any:
         args: Mapping[str, Any] = scope.event if whole_args else {"context": scope.context, "event": scope.event}

@@ -8,13 +8,13 @@ does, with JSON in and JSON out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from statekit.errors import EngineError
 from statekit.model.inline import JS_MARKER, is_inline
 
-__all__ = ["JS_MARKER", "CodeEvaluator", "evaluate_inline", "implementations_from_code", "is_inline"]
+__all__ = ["JS_MARKER", "CodeEvaluator", "InlineGuard", "evaluate_inline", "implementations_from_code", "is_inline"]
 
 
 class CodeEvaluator(Protocol):
@@ -99,14 +99,30 @@ def _arguments(args: Any) -> dict[str, Any]:
     return {"context": args.context, "event": args.event}
 
 
+class InlineGuard:
+    """A named guard whose implementation is inline JavaScript run by a sandbox's guard path
+    (`JsSandbox.guard_passes`, JavaScript's truthiness). Callable as any guard implementation;
+    the JS evaluator calls `passes` directly, without building `ActionArgs`."""
+
+    __slots__ = ("_guard_passes", "code", "where")
+
+    def __init__(self, code: str, guard_passes: Callable[[str, Any, Any, Any, str], bool], where: str) -> None:
+        self.code = code
+        self.where = where
+        self._guard_passes = guard_passes
+
+    def passes(self, context: Any, event: Any, params: Any) -> bool:
+        return self._guard_passes(self.code, context, event, params, self.where)
+
+    def __call__(self, args: Any, params: Any) -> bool:
+        return self._guard_passes(self.code, args.context, args.event, params, self.where)
+
+
 def _inline_guard(code: str, evaluator: CodeEvaluator | None, name: str) -> Any:
     where = f"guard '{name}'"
-    run_guard = getattr(evaluator, "run_guard", None)  # the QuickJS sandbox's direct path for a guard
-    if run_guard is not None:
-        def direct(args: Any, params: Any) -> bool:
-            return bool(run_guard(code, args.context, args.event, params, where))
-
-        return direct
+    guard_passes = getattr(evaluator, "guard_passes", None)  # the QuickJS sandbox's path for a guard
+    if guard_passes is not None:
+        return InlineGuard(code, guard_passes, where)
 
     def guard(args: Any, params: Any) -> bool:
         return bool(evaluate_inline(evaluator, code, _arguments(args), params, where))

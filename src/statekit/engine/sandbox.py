@@ -3,8 +3,10 @@
 Why QuickJS: it has no I/O of any kind (no fs, network, timers, require, process), a
 per-call time limit, a memory limit and a stack limit, and a call costs microseconds; V8
 through mini-racer is 300x dearer per call, 80 MB larger and exposes more host API (see the
-project's research notes on sandboxes). Data crosses the boundary as JSON only: functions
-receive `{context, event, ...}` and `params` parsed from JSON and return a JSON value.
+project's research notes on sandboxes). Data crosses the boundary as JSON: functions receive
+`{context, event, ...}` and `params` parsed from JSON and return a JSON value. (A guard that
+reads its arguments only as `context.name` / `event.name` gets those values alone, each as JSON
+or, a plain scalar, as itself: `JsSandbox.guard_passes`.)
 
 A context is single-threaded; each `JsSandbox` belongs to one simulation run, and every
 context lives on one worker thread with a large C stack (see `WORKER_STACK_SIZE`).
@@ -443,15 +445,41 @@ _PRELUDE = """
     return args;
   };
   // A guard (context and event only, no actor): compiled once and called by number, so a call
-  // carries neither its source text nor a lookup of it.
+  // carries neither its source text nor a lookup of it. It passes by JavaScript's truthiness of
+  // what it returned (XState: `if (guardPassed)`), which crosses as a boolean.
   const byId = [];
   globalThis.__register = function (source) {
     byId.push(lookup(source));
     return byId.length - 1;
   };
   globalThis.__guard = function (id, argsJson, paramsJson, marked) {
-    const result = byId[id](load(argsJson, marked), load(paramsJson, marked));
-    return result === true || result === false ? result : dump(result);  // a boolean crosses as one
+    return !!byId[id](load(argsJson, marked), load(paramsJson, marked));
+  };
+  // A guard that reads its context and event only as `context.name` and `event.name`, never
+  // calling them as methods (`_guard_reads` in sandbox.py), is given fresh objects holding just
+  // the entries it reads, each value an argument of the call. Per such guard a caller is made
+  // once (`names`: [slot, key, ...], slot 0 the context, 1 the event; the keys are plain ASCII
+  // identifiers, never `__proto__`, so they are literal keys as JSON.parse would define them);
+  // `kinds` says how each value came, 2 bits per value in order: 0 the value itself, 1 its JSON,
+  // 2 absent (the key is not there: left out), 3 undefined.
+  globalThis.__reads = function (id, namesJson) {
+    const names = parse(namesJson);
+    const values = [];
+    const literal = [[], []];
+    const general = [];
+    for (let i = 0; i < names.length; i += 2) {
+      const value = "v" + (i >> 1);
+      const key = stringify(names[i + 1]);
+      values.push(value);
+      literal[names[i]].push(key + ": " + value);
+      general.push("k = (kinds >>> " + i + ") & 3; if (k !== 2) " + (names[i] === 0 ? "context" : "event") + "["
+        + key + "] = k === 0 ? " + value + " : k === 1 ? load(" + value + ", marked) : undefined;");
+    }
+    const body = "return function (kinds, paramsJson, marked" + values.map(function (v) { return ", " + v; }).join("")
+      + ") { if (kinds === 0) return !!fn({ context: { " + literal[0].join(", ") + " }, event: { "
+      + literal[1].join(", ") + " } }, load(paramsJson, marked)); const context = {}; const event = {}; let k; "
+      + general.join(" ") + " return !!fn({ context: context, event: event }, load(paramsJson, marked)); };";
+    return new FunctionConstructor("fn", "load", body)(byId[id], load);
   };
   const envs = new Map();
   globalThis.__call = function (source, argsJson, paramsJson, marked, envJson) {
@@ -604,15 +632,13 @@ class JsSandbox:
         self._enqueue: Any = None
         self._guard: Any = None
         self._register: Any = None
-        #: Guard source -> its number in the current context's function table (see `run_guard`).
-        self._guard_ids: dict[str, int] = {}
+        #: Guard source -> its number in the current context's function table (see `guard_passes`),
+        #: and, for a guard that reads only entries of its arguments (`_guard_reads`), those entries
+        #: and its caller in the context (see `__reads` in the prelude).
+        self._guard_ids: dict[str, tuple[int, tuple[tuple[int, str], ...] | None, Any]] = {}
+        self._reads: Any = None
         #: The thread the context lives on: a thread id, or _ON_WORKER; None before the first call.
         self._owner: int | None = None
-        #: The last `{context, event}` sent and its JSON: the guards of one event's candidates
-        #: (and the actions of one microstep) usually see the same two objects, which the
-        #: engine never changes in place (an assign makes a new context), so they are encoded
-        #: once. The objects are held, so their identity cannot be reused meanwhile.
-        self._last_args: tuple[Any, Any, str] | None = None
         self._params_cache: dict[int, tuple[Any, str]] = {}
         self._encoder = _c_encoder()
         #: The actors inline code spawned, until the evaluator takes them (`take_spawned`).
@@ -651,6 +677,7 @@ class JsSandbox:
             self._enqueue = context.get("__enqueue")
             self._guard = context.get("__guard")
             self._register = context.get("__register")
+            self._reads = context.get("__reads")
             self._guard_ids = {}  # numbers of the functions compiled in this context
         return self._call
 
@@ -677,19 +704,52 @@ class JsSandbox:
         finally:
             self._spent += time.monotonic() - started
 
-    def _run_guard(self, code: str, args_json: str, params_json: str, marked: bool, where: str) -> Any:
-        """One guard call by function number, on the thread that owns the context (as `_run`)."""
+    def guard_passes(self, code: str, context: Any, event: Any, params: Any, where: str) -> bool:
+        """Whether the guard `code` passes on `{context, event}` and `params`: JavaScript's
+        truthiness of its result (XState's `if (guardPassed)`), given no actor.
+
+        The function is compiled once and called by number, and `context` and `event` cross as
+        changes to the copies the JS context keeps of the last ones sent (see `_slot`); the guard
+        sees exactly what `evaluate` would give it (fresh objects, `undefined` kept)."""
+        if self._owner == threading.get_ident() and self._guard is not None:
+            return self._guard_here(code, context, event, params, where)
+        if self._runs_here():
+            return self._guard_here(code, context, event, params, where)
+        passed: bool = _js_thread().submit(self._guard_here, code, context, event, params, where).result()
+        return passed
+
+    def _guard_here(self, code: str, context: Any, event: Any, params: Any, where: str) -> bool:
+        """`guard_passes` on the thread that owns the context."""
         if self._spent > self.total_time_limit:
             raise EngineError(f"inline code{_at(where)} was not run: this run's inline code used up its "
                               f"{self.total_time_limit:g} s budget")
-        self._function()
+        if self._call is None:
+            self._function()
+        registered = self._guard_ids.get(code)
+        reads = registered[1] if registered is not None else _guard_reads(code)
+        try:
+            params_json = "undefined" if params is None or params is UNDEFINED else self._params_json(params)
+            marked = UNDEFINED_KEY in params_json or ACTOR_REF_KEY in params_json
+            if reads is not None and type(context) is dict and type(event) is dict:
+                call = self._reading_call(reads, context, event, params_json, marked)
+            else:
+                reads = None
+                args_json = self._encode_json({"context": context, "event": event})
+                marked = marked or UNDEFINED_KEY in args_json or ACTOR_REF_KEY in args_json
+        except (TypeError, ValueError):
+            raise EngineError(f"inline code{_at(where)} can only receive JSON data") from None
         started = time.monotonic()
         try:
-            number = self._guard_ids.get(code)
-            if number is None:  # compiled (and checked to be a function) on first use, as `__call` does
+            if registered is None:  # compiled (and checked to be a function) on first use, as `__call` does
+                if len(code) > MAX_SOURCE_CHARS:
+                    raise EngineError(f"inline code{_at(where)} is longer than {MAX_SOURCE_CHARS} characters")
                 number = self._register(code)
-                self._guard_ids[code] = number
-            return self._guard(number, args_json, params_json, marked)
+                known = _guard_reads(code)
+                caller = None if known is None else self._reads(number, json.dumps([p for read in known for p in read]))
+                registered = self._guard_ids[code] = (number, known, caller)
+            if reads is not None:
+                return registered[2](*call) is True
+            return self._guard(registered[0], args_json, params_json, marked) is True
         except EngineError:
             raise
         except Exception as error:  # quickjs.JSException, StackOverflow
@@ -700,23 +760,48 @@ class JsSandbox:
         finally:
             self._spent += time.monotonic() - started
 
-    def run_guard(self, code: str, context: Any, event: Any, params: Any, where: str) -> Any:
-        """`evaluate(code, {context, event}, params)` for code given no actor (a guard), with less
-        in between: the function is called by number, and on the thread that owns the context
-        directly. Any other case (first call, another thread) takes the general path."""
-        if self._owner != threading.get_ident() or self._call is None or len(code) > MAX_SOURCE_CHARS:
-            return self._dispatch(code, {"context": context, "event": event}, params, where, None, None)
-        try:
-            args_json = self._pair_json(context, event)
-            params_json = "undefined" if params is None or params is UNDEFINED else self._params_json(params)
-        except (TypeError, ValueError):
-            raise EngineError(f"inline code{_at(where)} can only receive JSON data") from None
-        marked = (UNDEFINED_KEY in args_json or UNDEFINED_KEY in params_json or ACTOR_REF_KEY in args_json
-                  or ACTOR_REF_KEY in params_json)
-        result = self._run_guard(code, args_json, params_json, marked, where)
-        if result is True or result is False:
-            return result
-        return _decoded(result, where)
+    def _reading_call(self, reads: tuple[tuple[int, str], ...], context: dict[Any, Any], event: dict[Any, Any],
+                      params_json: str, marked: bool) -> list[Any]:
+        """The arguments of a reading guard's caller (`__reads`) for the entries `reads` (`_guard_reads`):
+        each value it reads by itself, as an argument when the QuickJS binding converts it exactly as
+        JSON.parse would (a `str`, `bool`, `None`, a finite `float`, a 32-bit `int`), else as JSON."""
+        call: list[Any] = [0, params_json, marked]
+        kinds = 0
+        shift = 0
+        for slot, key in reads:
+            value = (event if slot else context).get(key, _ABSENT)
+            kind = type(value)
+            if (kind is str or kind is bool or value is None or (kind is int and _INT32_MIN <= value <= _INT32_MAX)
+                    or (kind is float and value - value == 0.0)):
+                call.append(value)
+            elif value is _ABSENT:
+                kinds |= 2 << shift
+                call.append(None)
+            elif value is UNDEFINED:
+                kinds |= 3 << shift
+                call.append(None)
+            else:  # a container, a large int, a subclass, NaN (refused by the encoder)...
+                encoded = self._encode_json(value)
+                kinds |= 1 << shift
+                call.append(encoded)
+                if UNDEFINED_KEY in encoded or ACTOR_REF_KEY in encoded:
+                    call[2] = True
+            shift += 2
+        call[0] = kinds
+        return call
+
+    def _runs_here(self) -> bool:
+        """Whether a call made now runs on this thread (else on the worker thread); the first call
+        places the context."""
+        here = threading.get_ident()
+        if self._owner is None:
+            on_main = threading.current_thread() is threading.main_thread()
+            self._owner = here if on_main and _main_thread_stack_is_large() else _ON_WORKER
+        elif self._owner not in (here, _ON_WORKER):
+            # A QuickJS runtime must stay on one thread: move to the worker with a new context.
+            self._owner, self._call, self._context = _ON_WORKER, None, None
+        # (also a call made from inside a call, e.g. a guard that check() evaluates)
+        return self._owner == here or (self._owner == _ON_WORKER and _on_js_thread())
 
     def _dispatch(self, code: str, args: Mapping[str, Any], params: Any, where: str, answers: str | None,
                   actor: str | None = None) -> Any:
@@ -731,15 +816,7 @@ class JsSandbox:
         # Revived in place: `undefined` markers, and actor references (`{"xstate$$type": 1, id}`).
         marked = (UNDEFINED_KEY in args_json or UNDEFINED_KEY in params_json or ACTOR_REF_KEY in args_json
                   or ACTOR_REF_KEY in params_json)
-        here = threading.get_ident()
-        if self._owner is None:
-            on_main = threading.current_thread() is threading.main_thread()
-            self._owner = here if on_main and _main_thread_stack_is_large() else _ON_WORKER
-        elif self._owner not in (here, _ON_WORKER):
-            # A QuickJS runtime must stay on one thread: move to the worker with a new context.
-            self._owner, self._call, self._context = _ON_WORKER, None, None
-        if self._owner == here or (self._owner == _ON_WORKER and _on_js_thread()):
-            # (also a call made from inside a call, e.g. a guard that check() evaluates)
+        if self._runs_here():
             result = self._run(code, args_json, params_json, marked, where, answers, actor)
         else:
             result = _js_thread().submit(self._run, code, args_json, params_json, marked, where, answers,
@@ -759,12 +836,9 @@ class JsSandbox:
         return self._encode_json(args)
 
     def _pair_json(self, context: Any, event: Any) -> str:
-        last = self._last_args
-        if last is not None and last[0] is context and last[1] is event:
-            return last[2]
-        encoded = self._encode_json({"context": context, "event": event})
-        self._last_args = (context, event, encoded)
-        return encoded
+        # Encoded on every call: the same two objects may come again changed in place (an event
+        # dict a caller reuses), so their identity says nothing about their JSON.
+        return self._encode_json({"context": context, "event": event})
 
     def _encode_json(self, value: Any) -> str:
         """`_JSON.encode(value)`: JSON with `UNDEFINED` as its marker, NaN and Infinity refused."""
@@ -852,6 +926,60 @@ def _on_js_thread() -> bool:
 #: allow_nan=False: NaN and Infinity are not JSON (JSON.parse would refuse them later).
 _JSON: json.JSONEncoder  # set below, once `_encode` exists
 _MAX_CACHED_PARAMS = 256
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1  # what the QuickJS binding converts exactly (it wraps others)
+_ABSENT = object()  # a key a guard reads that is not there
+
+#: A guard's head that destructures its first argument into `context` and/or `event`, without
+#: defaults, renaming or nesting, and optionally names its params.
+_READING_HEAD = re.compile(r"\s*\(\s*\{\s*(context|event)\s*(?:,\s*(context|event)\s*)?\}"
+                           r"\s*(?:,\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*)?\)\s*=>")
+#: Where the body names `context` or `event` as a variable (not as a property: `x.event`).
+_ARGUMENT_USE = re.compile(r"(?<![A-Za-z0-9_$.#])(context|event)(?![A-Za-z0-9_$])")
+#: What must follow each such name: one property read by name (`.total`, `?.total`), not called
+#: (a call of `context.f(...)`, also through parentheses or as a tag, gets the object as `this`).
+_MEMBER_READ = re.compile(r"\s*\??\.\s*([A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$])(?![\s)]*(?:[(`]|\?\.\s*\())")
+#: What reaches a name other than by its text (an escape, `eval`) or uses an object whole
+#: without naming it first (a spread `...context`).
+_HIDDEN_USE = re.compile(r"\\|\.\.\.|\beval\b")
+#: Names a key JSON could also come from (`None`, `True`, `False` keys of a dict), and the key a
+#: plain assignment would take as the prototype.
+_KEYS_JSON_MAKES = frozenset({"null", "true", "false", "__proto__"})
+_MAX_READS = 15  # 2 bits each in the call's `kinds`
+
+
+def _guard_reads(source: str) -> tuple[tuple[int, str], ...] | None:
+    """The entries a guard reads, `(0, key)` of its context and `(1, key)` of its event, when
+    its source shows that these are all it can observe of the two objects; None otherwise.
+
+    Read conservatively from the text (strings and comments included, so that some guards that
+    would qualify do not): the source is ASCII, without escapes, spread or `eval`, starts
+    `({ context, event }, params) =>` (either name or both, params optional), and every use of
+    those two names in the body is a property read by name (`context.total`, `event?.amount`)
+    that is not called as a method (`this` would be the object). So the objects themselves never
+    reach any code, and fresh objects with just those entries (the same values; a key that is not
+    there left out) give the guard the same answer as the whole context and event: what it
+    writes into them stays in them. (Only inline code that rewrote a built-in prototype, e.g. a
+    getter on `Object.prototype` that lists `this`, could tell them apart.)"""
+    if not source.isascii():
+        return None
+    head = _READING_HEAD.match(source)
+    if head is None or head.group(1) == head.group(2) or head.group(3) in ("context", "event"):
+        return None
+    names = {head.group(1), head.group(2)}
+    body = source[head.end():]
+    if _HIDDEN_USE.search(body):
+        return None
+    reads: list[tuple[int, str]] = []
+    for use in _ARGUMENT_USE.finditer(body):
+        if use.group(1) not in names:
+            continue  # a free name (a global of that name), not the argument
+        member = _MEMBER_READ.match(body, use.end())
+        if member is None or member.group(1) in _KEYS_JSON_MAKES:
+            return None  # the object itself is used (or a key the text cannot pin down)
+        read = (0 if use.group(1) == "context" else 1, member.group(1))
+        if read not in reads:
+            reads.append(read)
+    return tuple(reads) if len(reads) <= _MAX_READS else None
 
 
 def _encode(value: Any) -> Any:
