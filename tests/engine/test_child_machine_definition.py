@@ -58,6 +58,15 @@ RENDERED = [
     "{ initial: 'a', states: { a: { on: { GO: { target: ['b', 'c'] } } }, b: {}, c: {} } }",
     "{ initial: 'a', states: { a: { on: { GO: { target: 'b', guard: and(['x', 'y']) } } }, b: {} } }",
     "{ initial: 'a', states: { a: { on: { GO: { target: 'b', actions: 'one', extra: [1, 'two', null] } } }, b: {} } }",
+    "{ initial: 'a', states: { a: { on: { GO: { actions: [sendTo('x', ({ event }) => event), assign(({ context }) => "
+    "context), raise(() => ({ type: 'R' }), { delay: 10 })], guard: not('g') }, OR: { guard: or(['a', stateIn('b')]),"
+    " target: 'b' } } }, b: { on: { BACK: ['a', { target: 'a', description: 'again' }] } } } }",
+    "{ initial: 'a', states: { a: { onDone: [{ target: 'b', guard: 'g' }, { target: 'b' }], initial: 'x', states: "
+    "{ x: { type: 'final', output: ({ context }) => context } } }, b: { type: 'final', output: 'plain' } } }",
+    "{ id: 'nest', initial: 'p', states: { p: { type: 'parallel', states: { l: { initial: 'a', states: { a: { on: "
+    "{ N: '#nest.q' } } } }, r: { initial: 'a', states: { a: { entry: 'e', exit: ['x1', 'x2'] } } } } }, q: { tags: "
+    "['q'], meta: { list: [1, [2, { deep: true }]] }, description: 'end' } } }",
+    "{ on: { A: { target: undefined, actions: 'x' }, B: { reenter: false }, C: { reenter: null }, D: '' } }",
 ]
 #: Child configs statekit does not render (it must say so): delayed transitions, invocations,
 #: names it cannot see, escaped targets, system ids.
@@ -97,7 +106,7 @@ def _xstate_definitions(configs: list[str]) -> list[dict[str, Any]]:
 def _statekit_src(config: str) -> dict[str, Any]:
     """The `src` statekit's reader gives `spawnChild(createMachine(<config>))`."""
     source = ("import { createMachine, spawnChild, log, assign, raise, sendTo, emit, cancel, stopChild, "
-              "enqueueActions, sendParent, and } from 'xstate';\n"
+              "enqueueActions, sendParent, and, or, not, stateIn } from 'xstate';\n"
               f"const machine = createMachine({{ entry: spawnChild(createMachine({config})) }});\n")
     machines = extract_machines(source, "case.js")["machines"]
     entry = machines[0]["config"]["entry"]
