@@ -84,8 +84,8 @@ def profile_one(spec: dict[str, object], api: str, guards: str, count: int, top:
 ENGINE_ENTRY = "run_macrostep"
 
 
-def _replaying(results: Iterator[Any]) -> Callable[[Any, Any], Any]:
-    def replay(snapshot: Any, event: Any) -> Any:
+def _replaying(results: Iterator[Any]) -> Callable[..., Any]:
+    def replay(*args: Any) -> Any:
         return next(results)
 
     return replay
@@ -106,12 +106,12 @@ def split_actor(spec: dict[str, object], guards: str, count: int, repeats: int =
     engine = getattr(actor_module, ENGINE_ENTRY)
     recorded: list[Any] = []
 
-    def recording(snapshot: Any, event: Any) -> Any:
-        result = engine(snapshot, event)
+    def recording(*args: Any) -> Any:
+        result = engine(*args)
         recorded.append(result)
         return result
 
-    def run(step: Callable[[Any, Any], Any] | None) -> float:
+    def run(step: Callable[..., Any] | None) -> float:
         instance = peer.new_instance()
         setattr(actor_module, ENGINE_ENTRY, step or engine)
         gc.collect()
