@@ -303,7 +303,8 @@ class JsEvaluator(PythonEvaluator):
         # which answers by JavaScript's truthiness (XState: `if (guardPassed)`), as a boolean.
         implementation = self.implementations.guards.get(guard.type)
         if type(implementation) is InlineGuard:
-            return implementation.passes(scope.context, scope.event, scope.params)
+            return implementation.guard_passes(implementation.code, scope.context, scope.event, scope.params,
+                                               implementation.where)
         if implementation is None and guard.code is not None and self._guard_passes is not None:
             return self._guard_passes(guard.code, scope.context, scope.event, scope.params, "a guard")
         return super().guard(guard, scope)

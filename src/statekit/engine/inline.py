@@ -102,20 +102,17 @@ def _arguments(args: Any) -> dict[str, Any]:
 class InlineGuard:
     """A named guard whose implementation is inline JavaScript run by a sandbox's guard path
     (`JsSandbox.guard_passes`, JavaScript's truthiness). Callable as any guard implementation;
-    the JS evaluator calls `passes` directly, without building `ActionArgs`."""
+    the JS evaluator calls `guard_passes` directly, without building `ActionArgs`."""
 
-    __slots__ = ("_guard_passes", "code", "where")
+    __slots__ = ("code", "guard_passes", "where")
 
     def __init__(self, code: str, guard_passes: Callable[[str, Any, Any, Any, str], bool], where: str) -> None:
         self.code = code
         self.where = where
-        self._guard_passes = guard_passes
-
-    def passes(self, context: Any, event: Any, params: Any) -> bool:
-        return self._guard_passes(self.code, context, event, params, self.where)
+        self.guard_passes = guard_passes
 
     def __call__(self, args: Any, params: Any) -> bool:
-        return self._guard_passes(self.code, args.context, args.event, params, self.where)
+        return self.guard_passes(self.code, args.context, args.event, params, self.where)
 
 
 def _inline_guard(code: str, evaluator: CodeEvaluator | None, name: str) -> Any:

@@ -708,18 +708,16 @@ class JsSandbox:
         """Whether the guard `code` passes on `{context, event}` and `params`: JavaScript's
         truthiness of its result (XState's `if (guardPassed)`), given no actor.
 
-        The function is compiled once and called by number, and `context` and `event` cross as
-        changes to the copies the JS context keeps of the last ones sent (see `_slot`); the guard
-        sees exactly what `evaluate` would give it (fresh objects, `undefined` kept)."""
-        if self._owner == threading.get_ident() and self._guard is not None:
-            return self._guard_here(code, context, event, params, where)
-        if self._runs_here():
-            return self._guard_here(code, context, event, params, where)
-        passed: bool = _js_thread().submit(self._guard_here, code, context, event, params, where).result()
-        return passed
-
-    def _guard_here(self, code: str, context: Any, event: Any, params: Any, where: str) -> bool:
-        """`guard_passes` on the thread that owns the context."""
+        The function is compiled once and called by number. A guard whose source reads its
+        arguments only as `context.name` / `event.name` (`_guard_reads`) is given fresh objects
+        holding just those entries, each value crossing by itself: as an argument when the QuickJS
+        binding converts it exactly as JSON.parse would (a `str`, `bool`, `None`, a finite
+        `float`, a 32-bit `int`), else as JSON. Any other guard gets `{context, event}` as JSON.
+        Either way it answers as `evaluate` on the whole context would (`undefined` kept), and
+        nothing it writes into its arguments reaches the engine or another call."""
+        if (self._owner != threading.get_ident() or self._guard is None) and not self._runs_here():
+            passed: bool = _js_thread().submit(self.guard_passes, code, context, event, params, where).result()
+            return passed
         if self._spent > self.total_time_limit:
             raise EngineError(f"inline code{_at(where)} was not run: this run's inline code used up its "
                               f"{self.total_time_limit:g} s budget")
@@ -728,10 +726,38 @@ class JsSandbox:
         registered = self._guard_ids.get(code)
         reads = registered[1] if registered is not None else _guard_reads(code)
         try:
-            params_json = "undefined" if params is None or params is UNDEFINED else self._params_json(params)
+            if params is None or params is UNDEFINED:
+                params_json = "undefined"
+            else:
+                cached = self._params_cache.get(id(params))
+                params_json = cached[1] if cached is not None and cached[0] is params else self._params_json(params)
             marked = UNDEFINED_KEY in params_json or ACTOR_REF_KEY in params_json
             if reads is not None and type(context) is dict and type(event) is dict:
-                call = self._reading_call(reads, context, event, params_json, marked)
+                # The caller's arguments: (kinds, params JSON, marked, each value read...).
+                call: list[Any] = [0, params_json, marked]
+                kinds = 0
+                shift = 0
+                for slot, key in reads:
+                    value = (event if slot else context).get(key, _ABSENT)
+                    kind = type(value)
+                    if (kind is str or kind is bool or value is None
+                            or (kind is int and _INT32_MIN <= value <= _INT32_MAX)
+                            or (kind is float and value - value == 0.0)):
+                        call.append(value)
+                    elif value is _ABSENT:
+                        kinds |= 2 << shift
+                        call.append(None)
+                    elif value is UNDEFINED:
+                        kinds |= 3 << shift
+                        call.append(None)
+                    else:  # a container, a large int, a subclass, NaN (refused by the encoder)...
+                        encoded = self._encode_json(value)
+                        kinds |= 1 << shift
+                        call.append(encoded)
+                        if UNDEFINED_KEY in encoded or ACTOR_REF_KEY in encoded:
+                            call[2] = True
+                    shift += 2
+                call[0] = kinds
             else:
                 reads = None
                 args_json = self._encode_json({"context": context, "event": event})
@@ -759,36 +785,6 @@ class JsSandbox:
             raise EngineError(f"inline code{_at(where)} failed: {_describe(error)}") from None
         finally:
             self._spent += time.monotonic() - started
-
-    def _reading_call(self, reads: tuple[tuple[int, str], ...], context: dict[Any, Any], event: dict[Any, Any],
-                      params_json: str, marked: bool) -> list[Any]:
-        """The arguments of a reading guard's caller (`__reads`) for the entries `reads` (`_guard_reads`):
-        each value it reads by itself, as an argument when the QuickJS binding converts it exactly as
-        JSON.parse would (a `str`, `bool`, `None`, a finite `float`, a 32-bit `int`), else as JSON."""
-        call: list[Any] = [0, params_json, marked]
-        kinds = 0
-        shift = 0
-        for slot, key in reads:
-            value = (event if slot else context).get(key, _ABSENT)
-            kind = type(value)
-            if (kind is str or kind is bool or value is None or (kind is int and _INT32_MIN <= value <= _INT32_MAX)
-                    or (kind is float and value - value == 0.0)):
-                call.append(value)
-            elif value is _ABSENT:
-                kinds |= 2 << shift
-                call.append(None)
-            elif value is UNDEFINED:
-                kinds |= 3 << shift
-                call.append(None)
-            else:  # a container, a large int, a subclass, NaN (refused by the encoder)...
-                encoded = self._encode_json(value)
-                kinds |= 1 << shift
-                call.append(encoded)
-                if UNDEFINED_KEY in encoded or ACTOR_REF_KEY in encoded:
-                    call[2] = True
-            shift += 2
-        call[0] = kinds
-        return call
 
     def _runs_here(self) -> bool:
         """Whether a call made now runs on this thread (else on the worker thread); the first call
