@@ -19,6 +19,7 @@ from statekit.render.draw import parent_view
 from statekit.render.engine import LayoutEngine
 from statekit.render.geometry import Box, LaidEdge, LaidNode, Layout
 from statekit.render.layout import MAX_ASPECT, lay_out
+from statekit.render.placement import PlacedLabel, place_labels
 
 needs_engine = pytest.mark.needs(find_engine(), "a layout engine (graphviz-pure or dot)", "pip install -e '.[render]'")
 
@@ -51,6 +52,23 @@ def test_the_collision_check_finds_each_kind_of_overlap() -> None:
     assert "label 'ON_A' overlaps state a" in problems
     assert "label 'ON_ARROW' lies on the arrow a->b" in problems
     assert "label 'ON_ARROW' overlaps label 'ON_LABEL'" in problems
+
+
+def test_a_label_touching_its_own_arrow_with_no_room_beside_it_is_nudged_off() -> None:
+    """dot's own spot 1 point from its own arrow (placement keeps 1.6), every spot beside the
+    arrow blocked by states: the label moves the least that frees it, with no new layout."""
+    layout = Layout(width=300, height=300)
+    layout.nodes["left"] = LaidNode("left", Box(-100, 0, 98, 300), True)
+    layout.nodes["above"] = LaidNode("above", Box(101, 0, 300, 99.5), True)
+    layout.nodes["below"] = LaidNode("below", Box(101, 111, 300, 300), True)
+    layout.nodes["right"] = LaidNode("right", Box(143, 99, 300, 112), True)
+    arrow = ((99.0, 0.0), (99.0, 100.0), (99.0, 200.0), (99.0, 300.0))
+    layout.edges.append(LaidEdge("e0", "a", "b", arrow, Box(100, 100, 140, 110), "NEXT0"))
+    assert label_collisions(layout) == ["label 'NEXT0' lies on its own arrow"]
+    (placed,) = place_labels(layout)
+    assert placed == PlacedLabel("e0", Box(101, 100, 141, 110), crowded=False)
+    layout.edges[0] = LaidEdge("e0", "a", "b", arrow, placed.box, "NEXT0")
+    assert label_collisions(layout) == []
 
 
 @needs_engine
