@@ -67,11 +67,13 @@ RENDERED = [
     "{ N: '#nest.q' } } } }, r: { initial: 'a', states: { a: { entry: 'e', exit: ['x1', 'x2'] } } } } }, q: { tags: "
     "['q'], meta: { list: [1, [2, { deep: true }]] }, description: 'end' } } }",
     "{ on: { A: { target: undefined, actions: 'x' }, B: { reenter: false }, C: { reenter: null }, D: '' } }",
+    "{ initial: 'a', states: { a: { entry: 'in', exit: log('out'), after: { 1000: 'b', named: [{ target: 'c', guard: 'g' },"
+    " { target: 'b' }], 5: { actions: 'tick', reenter: true } }, on: { GO: 'b' } }, b: {}, c: { after: { 0: '#(machine).a' } } } }",
 ]
-#: Child configs statekit does not render (it must say so): delayed transitions, invocations,
+#: Child configs statekit does not render (it must say so): a fractional delay, invocations,
 #: names it cannot see, escaped targets, system ids.
 UNRENDERED = [
-    "{ initial: 'a', states: { a: { after: { 100: 'b' } }, b: {} } }",
+    "{ initial: 'a', states: { a: { after: { 1.5: 'b' } }, b: {} } }",
     "{ invoke: { src: 'x' } }",
     "{ entry: spawnChild('x', { systemId: 'y' }) }",
     "{ initial: 'a', states: { a: { on: { GO: 'foo\\\\.bar' } }, 'foo.bar': {} } }",

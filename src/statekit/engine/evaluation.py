@@ -392,8 +392,16 @@ class JsEvaluator(PythonEvaluator):
         enqueue = getattr(self.sandbox, "enqueue", None)
         if enqueue is None:
             raise EngineError(_needs_sandbox("an enqueueActions function"))
-        result: list[Any] = enqueue(code, {"context": scope.context, "event": scope.event}, scope.params,
-                                    check=scope.check)
+        args = {"context": scope.context, "event": scope.event}
+        if not isinstance(self.sandbox, _sandbox_type()):
+            result: list[Any] = enqueue(code, args, scope.params, check=scope.check)
+            return result
+        try:
+            result = enqueue(code, args, scope.params, check=scope.check, actor=self._actor("an enqueueActions function"))
+        except _snapshot_wanted():
+            self._inert_snapshot = self._initial_snapshot_json()
+            self._actor_json.clear()
+            result = enqueue(code, args, scope.params, check=scope.check, actor=self._actor("an enqueueActions function"))
         return result
 
 

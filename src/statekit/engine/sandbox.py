@@ -558,8 +558,11 @@ _PRELUDE = """
   // `check(guard)` for a named guard needs the algorithm (Python), which QuickJS cannot call under
   // a time limit: the body is replayed with the answers known so far, and the first unanswered
   // check ends the run with {check: guard}; the body is a pure function of its arguments.
-  globalThis.__enqueue = function (source, argsJson, paramsJson, marked, answersJson) {
+  globalThis.__enqueue = function (source, argsJson, paramsJson, marked, answersJson, envJson) {
     const fn = lookup(source);
+    current = envJson === null || envJson === undefined ? null : parse(envJson);
+    wantsSnapshot = false;
+    refusal = null;
     const out = [];
     const enqueue = function (action) {
       if (typeof action === "function") {
@@ -583,12 +586,21 @@ _PRELUDE = """
       unanswered.guard = guard;
       throw unanswered;
     };
+    if (current !== null) {  // the actor's `self` and `system`, as XState's enqueueActions gives them
+      given.self = self();
+      given.system = systemFor(Object.create(null));
+    }
     try {
       fn(given, load(paramsJson, marked));
     } catch (thrown) {
+      if (wantsSnapshot) return "#wants-snapshot";
       if (thrown === unanswered) return stringify({ check: unanswered.guard });
       throw thrown;
+    } finally {
+      current = null;
     }
+    if (wantsSnapshot) return "#wants-snapshot";
+    if (refusal !== null) throw new ReferenceError(refusal);
     return stringify({ actions: out }, encodeFunctions);
   };
 })();
@@ -692,7 +704,7 @@ class JsSandbox:
         started = time.monotonic()
         try:
             if answers is not None:
-                return self._enqueue(code, args_json, params_json, marked, answers)
+                return self._enqueue(code, args_json, params_json, marked, answers, actor)
             return call(code, args_json, params_json, marked, actor)
         except EngineError:
             raise
@@ -879,15 +891,16 @@ class JsSandbox:
         return spawned
 
     def enqueue(self, code: str, args: Mapping[str, Any], params: Any, *,
-                check: Callable[[Any], bool] | None = None) -> list[Any]:
-        """Run an `enqueueActions(({enqueue, check, context, event}) => ...)` body.
+                check: Callable[[Any], bool] | None = None, actor: str | None = None) -> list[Any]:
+        """Run an `enqueueActions(({enqueue, check, context, event, self, system}) => ...)` body.
 
         Returns what it enqueued, in order, as action configs; `check(guard)` asks `check`
         (the algorithm's guard evaluation). Functions it enqueued stay in this context and come
-        back as `{"$js": reference}`, run (once) when the action is resolved."""
+        back as `{"$js": reference}`, run (once) when the action is resolved. `actor`: as for
+        `evaluate` (`self` and `system`; none without it)."""
         answers: list[bool] = []
         while True:
-            result = self._dispatch(code, args, params, "an enqueueActions function", json.dumps(answers))
+            result = self._dispatch(code, args, params, "an enqueueActions function", json.dumps(answers), actor)
             if isinstance(result, Mapping) and isinstance(result.get("actions"), list):
                 return list(result["actions"])
             if not isinstance(result, Mapping) or "check" not in result:

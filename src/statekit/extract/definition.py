@@ -36,7 +36,7 @@ _ACTION_TYPES = {
 }
 #: Config keys of a state node this writer renders (or that leave no trace in the definition).
 _NODE_KEYS = frozenset({"id", "type", "initial", "states", "on", "entry", "exit", "always", "tags", "description",
-                        "meta", "output", "onDone", "history", "target"})
+                        "meta", "output", "onDone", "history", "target", "after"})
 #: Keys only the root has that the definition does not show.
 _ROOT_KEYS = frozenset({"context", "version", "types", "schemas"})
 _TYPES = frozenset({"atomic", "compound", "parallel", "final", "history"})
@@ -157,8 +157,11 @@ class _Writer:
             "states": {key: self.definition(child) for key, child in node.states.items()},
             "on": on,
             "transitions": [transition for _, transition in transitions],
-            "entry": [_serializable_action(action) for action in _to_array(config.get("entry", UNDEFINED))],
-            "exit": [_serializable_action(action) for action in _to_array(config.get("exit", UNDEFINED))],
+            # (a delay's raise and cancel follow the state's own actions, as getDelayedTransitions adds them)
+            "entry": [_serializable_action(action) for action in _to_array(config.get("entry", UNDEFINED))]
+            + [{"type": "xstate.raise"} for _ in _delays(config)],
+            "exit": [_serializable_action(action) for action in _to_array(config.get("exit", UNDEFINED))]
+            + [{"type": "xstate.cancel"} for _ in _delays(config)],
             "order": node.order or -1,
             "invoke": [],
             "tags": _json(_to_array(config.get("tags", UNDEFINED))),
@@ -213,6 +216,16 @@ class _Writer:
         if _truthy(done):
             descriptor = f"xstate.done.state.{node.id}"
             out.extend((descriptor, self.transition(node, descriptor, item)) for item in _transition_configs(done))
+        after = config.get("after", UNDEFINED)
+        for key, delay in _delays(config):
+            # getDelayedTransitions: a string is `{target}`; each transition gets the event and delay
+            descriptor = f"xstate.after.{delay}.{node.id}"
+            given = after[key]
+            items = [{"target": given}] if isinstance(given, str) else _to_array(given)
+            for item in items:
+                if not isinstance(item, dict):
+                    raise Unrenderable(f"a delayed transition of '{node.id}' is not a target or an object literal")
+                out.append((descriptor, self.transition(node, descriptor, {**item, "event": descriptor, "delay": delay})))
         return out
 
     def transition(self, node: _Node, descriptor: str, config: Any) -> dict[str, Any]:
@@ -277,6 +290,25 @@ class _Writer:
                 raise Unrenderable(f"the child state '{key}' of '{node.id}' does not exist (XState refuses it)")
             node = child
         return node
+
+
+def _delays(config: dict[str, Any]) -> list[tuple[str, int | str]]:
+    """The keys of `after` with the delay XState makes of each (`+key`, or the key when it is not a
+    number: a named delay); a number whose JavaScript spelling statekit does not know is refused."""
+    after = config.get("after", UNDEFINED)
+    if after is UNDEFINED:
+        return []
+    if not isinstance(after, dict):
+        raise Unrenderable("a state's `after` is not an object literal")
+    delays: list[tuple[str, int | str]] = []
+    for key in js_keys(after):
+        if _ARRAY_INDEX.match(key):
+            delays.append((key, int(key)))
+        elif re.fullmatch(r"\s*[-+]?[0-9.eExXoObB_]+\s*|\s*", key) or key.strip() in ("Infinity", "-Infinity"):
+            raise Unrenderable(f"statekit does not render the delay {key!r}")
+        else:
+            delays.append((key, key))
+    return delays
 
 
 def _truthy(value: Any) -> bool:

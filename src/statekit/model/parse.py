@@ -427,9 +427,12 @@ def _check_builtin_fields(action_type: str, fields: Mapping[str, Any], where: st
         if not (isinstance(event, Mapping) and isinstance(event.get("type"), str)) and not callable(event) \
                 and not is_inline(event) and not (isinstance(event, str) and action_type != "xstate.emit"):
             raise MachineDefinitionError(f"`{action_type}` needs an `event` object with a string `type`", _join(where, "event"))
-    if action_type == "xstate.sendTo" and not _is_code_or(fields.get("to"), str, missing=True):
+    to = fields.get("to")
+    is_reference = isinstance(to, Mapping) and to.get("xstate$$type") == 1 and isinstance(to.get("id"), str)
+    if action_type == "xstate.sendTo" and not is_reference and not _is_code_or(to, str, missing=True):
         # An actor given as code (`({context}) => context.ref`) is resolved when the action runs;
-        # a missing one (`forwardTo(undefined)`) is refused there, as XState does.
+        # a missing one (`forwardTo(undefined)`) is refused there, as XState does; an actor
+        # reference (what an enqueueActions body hands `enqueue.sendTo`) is the target itself.
         raise MachineDefinitionError("`xstate.sendTo` needs `to`, the id of an actor", _join(where, "to"))
     if action_type == "xstate.assign" and not (isinstance(fields.get("assignment"), Mapping) or callable(fields.get("assignment"))):
         raise MachineDefinitionError("`xstate.assign` needs an `assignment` object", _join(where, "assignment"))

@@ -176,12 +176,16 @@ def actor_references(model: MachineModel) -> Iterator[tuple[str, str]]:
         for index, invoke in enumerate(node.invoke):
             for path, code in _inline_code(invoke.input, f"{prefix}invoke[{index}].input"):
                 yield from _actor_names(path, code)
-        groups = [("entry", node.entry), ("exit", node.exit)]
+        groups = [("entry", node.entry), ("exit", node.exit), ("initial.actions", node.initial_actions)]
         groups.extend((f"{t.kind}.{t.event}" if t.event else t.kind, t.actions) for t in node.transitions)
         for name, actions in groups:
             for index, action in enumerate(actions):
-                for path, code in _inline_code(dict(action.fields), f"{prefix}{name}[{index}]"):
+                where = f"{prefix}{name}[{index}]"
+                for path, code in _inline_code(dict(action.fields), where):
                     yield from _actor_names(path, code)
+                body = action.fields.get("code") if action.type == "xstate.enqueueActions" else None
+                if isinstance(body, str):  # an enqueueActions body gets `self` and `system` too
+                    yield from _actor_names(f"{where}.code", body)
 
 
 def _inline_code(value: Any, where: str) -> Iterator[tuple[str, str]]:
