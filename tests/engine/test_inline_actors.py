@@ -158,7 +158,7 @@ def test_cancel_takes_its_send_id_from_code() -> None:
     assert [(action.type, action.params.get("sendId")) for action in actions][-1] == ("xstate.cancel", "t")
 
 
-def test_spawn_child_keeps_inline_logic_it_never_runs_and_refuses_a_child_machine() -> None:
+def test_spawn_child_keeps_inline_logic_and_child_machine_definitions_and_refuses_the_rest() -> None:
     machine = _machine({"id": "m", "entry": {"type": "xstate.spawnChild", "id": "c",
                                             "src": {"$expr": "fromPromise(() => Promise.resolve(42))"}}})
     snapshot, actions = statekit.initial_transition(machine)
@@ -167,6 +167,17 @@ def test_spawn_child_keeps_inline_logic_it_never_runs_and_refuses_a_child_machin
     child_machine = _machine({"id": "m", "entry": {"type": "xstate.spawnChild", "src": {"$expr": "createMachine({})"}}})
     snapshot, _ = statekit.initial_transition(child_machine)
     assert snapshot.status == "error" and "cannot be simulated faithfully" in str(snapshot.error)
+    # A child machine the reader rendered shows as its definition; one it could not says why not.
+    definition = {"id": "(machine)", "key": "(machine)", "type": "atomic"}
+    rendered = _machine({"id": "m", "entry": {"type": "xstate.spawnChild", "id": "kid",
+                                             "src": {"$expr": "createMachine({})", "$definition": definition}}})
+    snapshot, actions = statekit.initial_transition(rendered)
+    assert snapshot.status == "active" and list(snapshot.children) == ["kid"]
+    assert actions[0].params["src"] == definition
+    unrendered = _machine({"id": "m", "entry": {"type": "xstate.spawnChild", "src": {
+        "$expr": "createMachine({ invoke: { src: 'x' } })", "$unrendered": "statekit does not render 'invoke'"}}})
+    snapshot, _ = statekit.initial_transition(unrendered)
+    assert snapshot.status == "error" and "statekit does not render 'invoke'" in str(snapshot.error)
 
 
 def _with_xstate_imports(names: list[str], logic: dict[str, str] | None = None) -> JsSandbox:

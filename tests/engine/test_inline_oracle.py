@@ -276,6 +276,10 @@ def test_running_actor_refuses(name: str) -> None:
     errors = [str(step.get("error", "")) for step in result["steps"]]
     assert any(RUNNING_REFUSED[name] in error for error in errors), result["steps"]
     assert result["steps"][-1]["status"] == "error"
+    if not header.get("events"):  # a live session starts the same way (start_machine)
+        started = tools.call("start_machine", {"machine": _source(name),
+                                               **({"input": header["input"]} if "input" in header else {})})
+        assert started["snapshot"]["status"] == "error" and RUNNING_REFUSED[name] in started["snapshot"]["error"]
     machine, _ = _machine(name)
     actor = Actor(machine, input=header.get("input")).start()
     for event in header.get("events", []):
