@@ -47,8 +47,9 @@ _NONDETERMINISTIC = re.compile(r"\bMath\.random\b|\bDate\.now\b|\bnew Date\(\)")
 _DROP_STATEMENTS = frozenset({"interface_declaration", "type_alias_declaration"})
 
 
-def strip_types(node: Node, source: bytes) -> str:
-    """The JavaScript text of `node`: TypeScript annotations, `as`/`satisfies` and `!` removed."""
+def strip_types(node: Node, source: bytes, replace: dict[int, tuple[int, str]] | None = None) -> str:
+    """The JavaScript text of `node`: TypeScript annotations, `as`/`satisfies` and `!` removed;
+    `replace`: start byte -> (end byte, text) of nodes written as that text instead."""
     pieces: list[str] = []
     position = node.start_byte
 
@@ -60,6 +61,11 @@ def strip_types(node: Node, source: bytes) -> str:
 
     def visit(current: Node) -> None:
         nonlocal position
+        if replace and current.start_byte in replace and replace[current.start_byte][0] == current.end_byte:
+            emit_until(current.start_byte)
+            pieces.append(replace[current.start_byte][1])
+            position = current.end_byte
+            return
         if current.type in _TYPE_NODES or current.type in _DROP_STATEMENTS:
             emit_until(current.start_byte)
             position = current.end_byte
@@ -211,6 +217,30 @@ class TestFile:
         imports: set[str] = set()
         declarations: list[tuple[int, str]] = []
         seen: set[int] = set()
+        inlined: dict[int, tuple[int, str]] = {}
+        uses: dict[str, int] = {}
+        for name, _ in _free_names(machine):
+            uses[name] = uses.get(name, 0) + 1
+
+        def inline_child(name: str, at: Node, declaration: Node, depth: int) -> bool:
+            """A child machine in a const the machine reads once (`const child = createMachine(...)`;
+            `spawnChild(child)`) is written in place: the reader takes the first machine of a source,
+            and createMachine has no side effects, so the case means the same."""
+            if depth != 0 or uses.get(name) != 1 or declaration.type != "lexical_declaration":
+                return False
+            declarators = [child for child in declaration.named_children if child.type == "variable_declarator"]
+            value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+            value = _unwrap(value) if value is not None else None
+            if value is None or value.type != "call_expression" or not _is_create_machine(value):
+                return False
+            if any(n.type == "call_expression" and _is_create_machine(n) for n in _descendants(value) if n != value):
+                return False  # a child with children of its own
+            if not require(value, depth + 1):
+                return False
+            written = strip_types(value, self.source)
+            inlined[at.start_byte] = (at.end_byte, f"{name}: {written}" if at.type == "shorthand_property_identifier"
+                                      else written)
+            return True
 
         def require(node: Node, depth: int = 0) -> bool:
             if depth > 20:
@@ -231,9 +261,11 @@ class TestFile:
                 declaration = _declaration(binding.node)
                 if declaration is None or declaration.id in seen:
                     continue
-                seen.add(declaration.id)
                 if any(n.type == "call_expression" and _is_create_machine(n) for n in _descendants(declaration)):
-                    return False  # a second machine (an invoked child): the reader reads one per source
+                    if inline_child(name, at, declaration, depth):
+                        continue
+                    return False  # a second machine read otherwise: the reader reads one per source
+                seen.add(declaration.id)
                 if not require(declaration, depth + 1):
                     return False
                 declarations.append((declaration.start_byte, strip_types(declaration, self.source)))
@@ -245,7 +277,7 @@ class TestFile:
         imports.add("createMachine")
         body = [text for _, text in sorted(declarations)]
         lines = [f"import {{ {', '.join(sorted(imports))} }} from 'xstate';", "", *body,
-                 f"const machine = {strip_types(machine, self.source)};", ""]
+                 f"const machine = {strip_types(machine, self.source, inlined)};", ""]
         return "\n".join(lines)
 
 
