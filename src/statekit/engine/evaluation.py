@@ -297,6 +297,14 @@ class JsEvaluator(PythonEvaluator):
         self._inert_snapshot = None
         self._initializing = False
         self._actor_json.clear()
+        if self._scope == "inert" and self.machine is not None and getattr(self.sandbox, "has_mutable_state", False):
+            # XState's inert actor computes the machine's initial snapshot when it is made, on every
+            # call: code that changes module state (`LIST.push(...)`) runs again each time, which later
+            # code can see. Only then is it worth doing here (it is the snapshot `self.getSnapshot()` gives).
+            try:
+                self._inert_snapshot = self._initial_snapshot_json()
+            except EngineError:
+                self._inert_snapshot = None  # not JSON: asking for it fails where it is asked
 
     def guard(self, guard: Guard, scope: Scope) -> bool:
         # A guard read from code, or written inline, goes straight to the sandbox's guard path,

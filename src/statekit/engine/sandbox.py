@@ -656,6 +656,13 @@ class JsSandbox:
         #: The actors inline code spawned, until the evaluator takes them (`take_spawned`).
         self.spawned: list[dict[str, Any]] = []
 
+    @property
+    def has_mutable_state(self) -> bool:
+        """Whether inline code can change state that outlives a call: a module constant or a closed-over
+        value that is an object or an array (`LIST.push(x)` persists, as in the module)."""
+        values = [*self.constants.values(), *(value for names in self.closures.values() for value in names.values())]
+        return any(isinstance(value, dict | list) for value in values)
+
     def define(self, constants: Mapping[str, Any], unavailable: Mapping[str, str] | None = None,
                closures: Mapping[str, Mapping[str, Any]] | None = None,
                logic: Mapping[str, str] | None = None) -> None:
