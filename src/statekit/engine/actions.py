@@ -241,22 +241,32 @@ def _compile_builtin(machine: Any, action: Action, params: Any) -> Resolver:
         return resolve_cancel
     raised = fields.get("event")
     if kind == "xstate.raise" and type(raised) is dict and _is_data(raised, machine):
-        delay = fields.get("delay")
-        fixed_delay = delay is None or type(delay) in (int, float)
+        delay = _fixed_delay(machine, fields.get("delay"))
         base = _defined(event=raised, id=fields.get("id"))
+        if delay is _NOT_RESOLVED or delay is None:
+            fixed_delay = delay is None  # (no delay: raised now)
+            delay = fields.get("delay")
 
-        def resolve_raise(snapshot: Snapshot, event: Event, ctx: ActionContext,
-                          deferred: Sequence[str] | None) -> Snapshot:
-            resolved_delay = delay if fixed_delay else _resolve_delay(snapshot, delay, event, params)
-            executable = dict(base)
-            if resolved_delay is None:
-                ctx.internal_queue.append(raised)
-            else:
-                executable["delay"] = resolved_delay
-            ctx.actions.append(ExecutableAction(kind, executable, None, None, snapshot.context, event))
+            def resolve_raise(snapshot: Snapshot, event: Event, ctx: ActionContext,
+                              deferred: Sequence[str] | None) -> Snapshot:
+                resolved_delay = None if fixed_delay else _resolve_delay(snapshot, delay, event, params)
+                executable = dict(base)
+                if resolved_delay is None:
+                    ctx.internal_queue.append(raised)
+                else:
+                    executable["delay"] = resolved_delay
+                ctx.actions.append(ExecutableAction(kind, executable, None, None, snapshot.context, event))
+                return snapshot
+
+            return resolve_raise
+        delayed = {**base, "delay": delay}  # (copied per raise: the engine's results are not shared)
+
+        def resolve_delayed_raise(snapshot: Snapshot, event: Event, ctx: ActionContext,
+                                  deferred: Sequence[str] | None) -> Snapshot:
+            ctx.actions.append(ExecutableAction(kind, dict(delayed), None, None, snapshot.context, event))
             return snapshot
 
-        return resolve_raise
+        return resolve_delayed_raise
 
     def resolve_builtin(snapshot: Snapshot, event: Event, ctx: ActionContext, deferred: Sequence[str] | None) -> Snapshot:
         return _resolve_builtin(snapshot, event, ctx, action, params, deferred)
@@ -349,6 +359,23 @@ def _value(field_value: Any, snapshot: Snapshot, event: Event, params: Any, wher
     if kind in _LITERAL_TYPES or (kind is dict and JS_MARKER not in field_value and not snapshot.machine.has_unresolved):
         return field_value  # data: nothing for the evaluator to run
     return snapshot.machine.evaluator.value(field_value, Scope(snapshot.context, event, params), where=where)
+
+
+def _fixed_delay(machine: Any, delay: Any) -> Any:
+    """A raise's delay when it is the same on every resolution: milliseconds as data, or the
+    name of a delay that statekit's own Python evaluator has as a number (`setup(delays=...)`
+    is fixed when the machine is made, as in XState). `_NOT_RESOLVED` when it must be resolved
+    each time (code, a delay function, an evaluator given from outside)."""
+    from statekit.engine.evaluation import PythonEvaluator
+
+    if delay is None or type(delay) in (int, float):
+        return delay
+    evaluator = machine.evaluator
+    if type(delay) is str and type(evaluator) is PythonEvaluator:
+        configured = evaluator.implementations.delays.get(delay)
+        if type(configured) in (int, float):
+            return configured
+    return _NOT_RESOLVED
 
 
 def _resolve_delay(snapshot: Snapshot, delay: Any, event: Event, params: Any) -> int | float | None:
