@@ -1,6 +1,6 @@
 """Grid buckets for boxes and points, so a box is checked only against what lies near it.
 
-A drawing of 500 states has about 1,000 labels, 600 boxes and frames and 100,000 sampled arrow
+A drawing of 500 states has about 1,000 labels, 600 boxes and frames and 150,000 sampled arrow
 points; checking each label against all of them is quadratic. Here everything is bucketed by
 square cells, and a query visits only the cells its box touches. A cell holds whatever touches
 it (boxes by their closed extent), so two boxes that share any point share a cell: no overlap
