@@ -476,6 +476,11 @@ def test_hostile_inline_javascript_ends_in_an_error_step(code: str) -> None:
         last = result["steps"][-1]
         if code == HOSTILE_JS["prototype-pollution"]:
             continue  # runs fine inside the sandbox; checked below for leaks across runs
+        if code == HOSTILE_JS["bigint"] and event == "GO":
+            # A guard's answer is JavaScript's truthiness, as XState's `if (guardPassed)`: 10n passes
+            # (only as a value, which JSON cannot hold, is a BigInt an error).
+            assert last["status"] == "active" and last["value"] == "b", last
+            continue
         assert last["status"] == "error", last
         assert 'File "' not in last["error"]
         assert len(result["steps"]) == 2  # the run stops at the first failure
