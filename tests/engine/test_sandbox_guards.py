@@ -57,6 +57,19 @@ CASES: list[tuple[str, Any, Any, Any]] = [
     ("({ context }) => { context.n = 99; return context.n === 99; }", FULL, EVENT, None),
     ("({ context }) => context.items.some((item) => item > 1)", FULL, EVENT, None),
     ("({ context }, p) => Math.max(context.n, p.floor) > 3", FULL, EVENT, {"floor": 4}),
+    # A key that is a param's value (`event[params.field]`), in a body that leaves the params as they came:
+    ("({ context, event }, p) => event[p.field] + context[p.other] === 5", FULL, EVENT, {"field": "by", "other": "n"}),
+    ("({ event }, p) => event?.[p.field] === undefined", FULL, EVENT, {"field": "x"}),
+    ("({ event }, p) => event[p.field] === undefined", FULL, EVENT, {"field": "absent"}),
+    ("({ event }, p) => event[p.field] === undefined", FULL, EVENT, {"field": 1}),
+    ("({ event }, p) => event[p.field] === undefined", FULL, EVENT, {}),
+    ("({ event }, p) => event[p.field] === 'GO'", FULL, {"type": "GO", "__proto__": "GO"}, {"field": "__proto__"}),
+    ("({ event }, p) => event[p.field].k === 'v' && event.type === 'GO'", FULL, EVENT, {"field": "payload"}),
+    # ... and where the params could change first, or a key is computed otherwise (never a projection):
+    ("({ event }, p) => { p.field = 'type'; return event[p.field] === 'GO'; }", FULL, EVENT, {"field": "by"}),
+    ("({ event }, p) => Object.assign(p, { field: 'type' }) && event[p.field] === 'GO'", FULL, EVENT,
+     {"field": "by"}),
+    ("({ event }, p) => event[p.field + ''] === 2", FULL, EVENT, {"field": "by"}),
     # Sources that use the objects whole (so they must get all of them, never a projection):
     ("({ context }) => context.hasOwnProperty('name')", FULL, EVENT, None),
     ("({ context }) => (context.hasOwnProperty)('name')", FULL, EVENT, None),
@@ -112,12 +125,22 @@ def test_the_guards_given_a_projection_are_the_ones_that_only_read_entries() -> 
     assert _guard_reads("({ context }, params) => context.items < params.max") == ((0, "items"),)
     assert _guard_reads("({ event }, params) => params.methods.includes(event.method)") == ((1, "method"),)
     assert _guard_reads("({ context }) => event.x > context.y") == ((0, "y"),)  # `event` is a global here
+    assert _guard_reads("({ event }, params) => event[params.field] > 0") == ((3, "field"),)
+    assert _guard_reads("({ context }, p) => context[p.a] > context.n") == ((2, "a"), (0, "n"))
     for code, _, _, _ in CASES:
         reads = _guard_reads(code)
         uses_whole = any(part in code for part in ("Object.keys", " in context", "hasOwnProperty(", "hasOwnProperty)", "valueOf?.",
                                                    "...", "['name']", "c = context", "} = context", "eval",
-                                                   "\\u", "JSON.stringify", "() =>", "(args"))
+                                                   "\\u", "JSON.stringify", "() =>", "(args", "p.field =",
+                                                   "Object.assign(p", "+ '']"))
         assert (reads is None) == uses_whole, code
+
+
+def test_whether_module_state_can_change_is_worked_out_again_after_define() -> None:
+    sandbox = JsSandbox()
+    assert sandbox.has_mutable_state is False
+    sandbox.define({"LIST": [1]})
+    assert sandbox.has_mutable_state is True
 
 
 def test_undefined_stays_distinct_from_null_and_absent() -> None:
@@ -202,6 +225,8 @@ def test_failures_say_where_and_the_sandbox_goes_on() -> None:
         sandbox.guard_passes("42", {}, {"type": "A"}, None, "guard 'n'")
     with pytest.raises(EngineError, match="in guard 't'"):
         sandbox.guard_passes("({ context }) => context.a.b", {}, {"type": "A"}, None, "guard 't'")
+    with pytest.raises(EngineError, match="TypeError"):  # params read as `p.field` with no params
+        sandbox.guard_passes("({ event }, p) => event[p.field]", {}, {"type": "A"}, None, "guard 'p'")
     assert sandbox.guard_passes(good, {"n": 2}, {"type": "A"}, None, "guard 'g'") is True
 
 

@@ -469,10 +469,15 @@ _PRELUDE = """
     const general = [];
     for (let i = 0; i < names.length; i += 2) {
       const value = "v" + (i >> 1);
-      const key = stringify(names[i + 1]);
+      const slot = names[i] % 2;
+      let key = stringify(names[i + 1]);
+      if (names[i] > 1) {  // the key is the argument before the value
+        key = "k" + (i >> 1);
+        values.push(key);
+      }
       values.push(value);
-      literal[names[i]].push(key + ": " + value);
-      general.push("k = (kinds >>> " + i + ") & 3; if (k !== 2) " + (names[i] === 0 ? "context" : "event") + "["
+      literal[slot].push((names[i] > 1 ? "[" + key + "]" : key) + ": " + value);
+      general.push("k = (kinds >>> " + i + ") & 3; if (k !== 2) " + (slot === 0 ? "context" : "event") + "["
         + key + "] = k === 0 ? " + value + " : k === 1 ? load(" + value + ", marked) : undefined;");
     }
     const body = "return function (kinds, paramsJson, marked" + values.map(function (v) { return ", " + v; }).join("")
@@ -655,13 +660,17 @@ class JsSandbox:
         self._encoder = _c_encoder()
         #: The actors inline code spawned, until the evaluator takes them (`take_spawned`).
         self.spawned: list[dict[str, Any]] = []
+        self._mutable_state: bool | None = None
 
     @property
     def has_mutable_state(self) -> bool:
         """Whether inline code can change state that outlives a call: a module constant or a closed-over
         value that is an object or an array (`LIST.push(x)` persists, as in the module)."""
-        values = [*self.constants.values(), *(value for names in self.closures.values() for value in names.values())]
-        return any(isinstance(value, dict | list) for value in values)
+        known = self._mutable_state  # asked on every call of the pure API: worked out once (`define` resets it)
+        if known is None:
+            values = [*self.constants.values(), *(value for names in self.closures.values() for value in names.values())]
+            known = self._mutable_state = any(isinstance(value, dict | list) for value in values)
+        return known
 
     def define(self, constants: Mapping[str, Any], unavailable: Mapping[str, str] | None = None,
                closures: Mapping[str, Mapping[str, Any]] | None = None,
@@ -672,6 +681,7 @@ class JsSandbox:
         if self._context is not None:
             raise EngineError("module constants must be defined before the sandbox runs code")
         self.constants.update(constants)
+        self._mutable_state = None
         self.unavailable.update(unavailable or {})
         self.closures.update({code: dict(names) for code, names in (closures or {}).items()})
         self.logic.update(logic or {})
@@ -756,7 +766,15 @@ class JsSandbox:
                 call: list[Any] = [0, params_json, marked]
                 kinds = 0
                 shift = 0
-                for slot, key in reads:
+                for slot, name in reads:
+                    key: Any = name
+                    if slot > 1:  # `context[params.name]` / `event[params.name]`: the key is a param's value
+                        key = params.get(name, _ABSENT) if type(params) is dict else _ABSENT
+                        if type(key) is not str or key in _KEYS_JSON_MAKES:
+                            reads = None  # not a key the text pins down: everything, as JSON
+                            break
+                        call.append(key)
+                        slot -= 2
                     value = (event if slot else context).get(key, _ABSENT)
                     kind = type(value)
                     if (kind is str or kind is bool or value is None
@@ -779,6 +797,7 @@ class JsSandbox:
                 call[0] = kinds
             else:
                 reads = None
+            if reads is None:
                 args_json = self._encode_json({"context": context, "event": event})
                 marked = marked or UNDEFINED_KEY in args_json or ACTOR_REF_KEY in args_json
         except (TypeError, ValueError):
@@ -953,7 +972,10 @@ _READING_HEAD = re.compile(r"\s*\(\s*\{\s*(context|event)\s*(?:,\s*(context|even
 _ARGUMENT_USE = re.compile(r"(?<![A-Za-z0-9_$.#])(context|event)(?![A-Za-z0-9_$])")
 #: What must follow each such name: one property read by name (`.total`, `?.total`), not called
 #: (a call of `context.f(...)`, also through parentheses or as a tag, gets the object as `this`).
-_MEMBER_READ = re.compile(r"\s*\??\.\s*([A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$])(?![\s)]*(?:[(`]|\?\.\s*\())")
+_NOT_CALLED = r"(?![\s)]*(?:[(`]|\?\.\s*\())"
+_MEMBER_READ = re.compile(r"\s*\??\.\s*([A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$])" + _NOT_CALLED)
+#: What writes: `++`, `--`, `delete`, and (`_assigns`) an `=` that is not a comparison or `=>`.
+_WRITES = re.compile(r"\+\+|--|\bdelete\b")
 #: What reaches a name other than by its text (an escape, `eval`) or uses an object whole
 #: without naming it first (a spread `...context`).
 _HIDDEN_USE = re.compile(r"\\|\.\.\.|\beval\b")
@@ -966,6 +988,9 @@ _MAX_READS = 15  # 2 bits each in the call's `kinds`
 def _guard_reads(source: str) -> tuple[tuple[int, str], ...] | None:
     """The entries a guard reads, `(0, key)` of its context and `(1, key)` of its event, when
     its source shows that these are all it can observe of the two objects; None otherwise.
+    `(2, name)` and `(3, name)` stand for `context[params.name]` and `event[params.name]`: the
+    entry whose key is that param's value, in a body that writes nothing and uses its params
+    only by name, so that the key JavaScript computes is the one the params hold.
 
     Read conservatively from the text (strings and comments included, so that some guards that
     would qualify do not): the source is ASCII, without escapes, spread or `eval`, starts
@@ -985,17 +1010,52 @@ def _guard_reads(source: str) -> tuple[tuple[int, str], ...] | None:
     body = source[head.end():]
     if _HIDDEN_USE.search(body):
         return None
+    dynamic = None
+    if head.group(3) is not None and _params_stay(body, head.group(3)):
+        dynamic = re.compile(r"\s*(?:\?\.)?\s*\[\s*" + re.escape(head.group(3))
+                             + r"\s*\.\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*\]" + _NOT_CALLED)
     reads: list[tuple[int, str]] = []
     for use in _ARGUMENT_USE.finditer(body):
         if use.group(1) not in names:
             continue  # a free name (a global of that name), not the argument
+        slot = 0 if use.group(1) == "context" else 1
         member = _MEMBER_READ.match(body, use.end())
+        if member is None and dynamic is not None:
+            member = dynamic.match(body, use.end())
+            slot += 2
         if member is None or member.group(1) in _KEYS_JSON_MAKES:
             return None  # the object itself is used (or a key the text cannot pin down)
-        read = (0 if use.group(1) == "context" else 1, member.group(1))
+        read = (slot, member.group(1))
         if read not in reads:
             reads.append(read)
     return tuple(reads) if len(reads) <= _MAX_READS else None
+
+
+def _params_stay(body: str, name: str) -> bool:
+    """Whether `body` leaves its params as they came: it writes nothing at all, and names them
+    only to read a property (`params.field`, not called), so no code it calls can reach them."""
+    if _WRITES.search(body) or _assigns(body):
+        return False
+    for use in re.finditer(r"(?<![A-Za-z0-9_$.#])" + re.escape(name) + r"(?![A-Za-z0-9_$])", body):
+        member = _MEMBER_READ.match(body, use.end())
+        if member is None or member.group(1) in _KEYS_JSON_MAKES:
+            return False
+    return True
+
+
+def _assigns(body: str) -> bool:
+    """Whether `body` holds an `=` that is not part of `==`, `!=`, `<=`, `>=` or `=>`: an
+    assignment (`=`, `+=`, `>>=`, `&&=`, ...)."""
+    at = body.find("=")
+    while at >= 0:
+        before = body[at - 1] if at > 0 else ""
+        after = body[at + 1] if at + 1 < len(body) else ""
+        comparison = (after in ("=", ">") or before in ("=", "!")
+                      or (before in ("<", ">") and (at < 2 or body[at - 2] not in ("<", ">"))))
+        if not comparison:
+            return True
+        at = body.find("=", at + 1)
+    return False
 
 
 def _encode(value: Any) -> Any:
