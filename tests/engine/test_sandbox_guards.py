@@ -83,6 +83,9 @@ CASES: list[tuple[str, Any, Any, Any]] = [
     ("({ context }) => eval('context.name') !== undefined", FULL, EVENT, None),
     ("({ context }) => \\u0063ontext.name !== undefined", FULL, EVENT, None),
     ("({ context }) => JSON.stringify(context).length > 10", FULL, EVENT, None),
+    ("({ context }) => context.hasOwnProperty /* a comment */ ('name')", FULL, EVENT, None),
+    ("({ context }) => context.hasOwnProperty // a comment\n('name')", FULL, EVENT, None),
+    ("({ context }) => context.hasOwnProperty <!-- a comment\n('name')", FULL, EVENT, None),
     ("({ event }) => event.type === 'GO' && Object.keys(event).length === 4", FULL, EVENT, None),
     # JavaScript's truthiness, not Python's (XState passes a guard that returns [] or {}):
     ("() => []", {}, {"type": "A"}, None),
@@ -132,7 +135,7 @@ def test_the_guards_given_a_projection_are_the_ones_that_only_read_entries() -> 
         uses_whole = any(part in code for part in ("Object.keys", " in context", "hasOwnProperty(", "hasOwnProperty)", "valueOf?.",
                                                    "...", "['name']", "c = context", "} = context", "eval",
                                                    "\\u", "JSON.stringify", "() =>", "(args", "p.field =",
-                                                   "Object.assign(p", "+ '']"))
+                                                   "Object.assign(p", "+ '']", "comment"))
         assert (reads is None) == uses_whole, code
 
 

@@ -976,9 +976,10 @@ _NOT_CALLED = r"(?![\s)]*(?:[(`]|\?\.\s*\())"
 _MEMBER_READ = re.compile(r"\s*\??\.\s*([A-Za-z_$][A-Za-z0-9_$]*)(?![A-Za-z0-9_$])" + _NOT_CALLED)
 #: What writes: `++`, `--`, `delete`, and (`_assigns`) an `=` that is not a comparison or `=>`.
 _WRITES = re.compile(r"\+\+|--|\bdelete\b")
-#: What reaches a name other than by its text (an escape, `eval`) or uses an object whole
-#: without naming it first (a spread `...context`).
-_HIDDEN_USE = re.compile(r"\\|\.\.\.|\beval\b")
+#: What reaches a name other than by its text (an escape, `eval`), uses an object whole without
+#: naming it first (a spread `...context`), or could hide a call after a read (a comment:
+#: `context.f /* */ ()` calls it as a method; `<!--` and `-->` are comments in a script too).
+_HIDDEN_USE = re.compile(r"\\|\.\.\.|\beval\b|/\*|//|<!--|-->")
 #: Names a key JSON could also come from (`None`, `True`, `False` keys of a dict), and the key a
 #: plain assignment would take as the prototype.
 _KEYS_JSON_MAKES = frozenset({"null", "true", "false", "__proto__"})
