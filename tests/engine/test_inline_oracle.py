@@ -57,10 +57,7 @@ _HEADER = re.compile(r"^//\s*(events|input):\s*(.*)$", re.MULTILINE)
 
 #: Cases on which statekit is known to differ from XState, with the reason. They are strict
 #: xfails: when a fix makes one pass, the suite says so and the entry must go.
-_INLINE_GUARD_LABEL = ("engine/algorithm.py names an inline guard in 'Unable to evaluate guard ...' (by the reader's "
-                       "inferred name, 'guard'); XState names only guards written as a string or an object")
-KNOWN_DIFFERENCES: dict[str, str] = {
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 #: Cases the running actor refuses (simulate_machine, statekit's `Actor`), with what its error says
 #: (`refused_running.json`): the code acts on the running actor (`self.send(...)`,
 #: `self.getSnapshot()`, `system.get(...)`), which statekit does not run. statekit's pure transition
@@ -369,10 +366,7 @@ SIMULATE_DIFFERENCES: dict[str, str] = {
 
 
 def _simulate_param(name: str) -> Any:
-    known = KNOWN_DIFFERENCES.get(name)
-    if known == _INLINE_GUARD_LABEL:
-        known = None  # the tool's steps carry the message, which this test does not compare
-    reason = SIMULATE_DIFFERENCES.get(name) or known
+    reason = SIMULATE_DIFFERENCES.get(name) or KNOWN_DIFFERENCES.get(name)
     marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
     return pytest.param(name, id=name, marks=marks)
 
