@@ -19,7 +19,7 @@ from typing import Any
 #: (unique, so nothing after it is ever compared). A plain list, because a timer is made for
 #: nearly every delayed transition and a list is the cheapest object the heap can order, and
 #: because clearing it is one store (`callback = None`): a cleared timer stays in the heap
-#: until it comes up (lazy deletion; see `clear_timeout` for the bound). `owner` and `key` are
+#: until it comes up (lazy deletion; `COMPACT_AT` bounds the heap). `owner` and `key` are
 #: what `pending()` shows (`owner.key`, XState's scheduled event id `${sessionId}.${id}`), kept
 #: apart so that no string is built per timer.
 Timer = list[Any]
