@@ -8,11 +8,12 @@ in `ExecutableAction.run`, and the actor runs them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from statekit.engine.evaluation import Scope
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.implementations import ActionArgs, Assign
+from statekit.engine.inline import _inline_action
 from statekit.errors import EngineError
 from statekit.model.core import Action, EnqueueBranch
 from statekit.model.inline import JS_MARKER
@@ -209,7 +210,7 @@ def _compile(machine: Any, action: Action) -> Resolver:
     if isinstance(implementation, Mapping):
         return _compile_builtin(machine, _parsed_implementation(machine, action.type, implementation), params)
     name = action.type
-    run = implementation if callable(implementation) else None
+    run = _to_run(machine.evaluator, action, implementation)
 
     def resolve_named(snapshot: Snapshot, event: Event, ctx: ActionContext, deferred: Sequence[str] | None) -> Snapshot:
         ctx.actions.append(ExecutableAction(name, params, None, run, snapshot.context, event))
@@ -291,8 +292,20 @@ def _resolve_action(
         builtin = _parsed_implementation(snapshot.machine, action.type, implementation)
         return _resolve_builtin(snapshot, event, ctx, builtin, params, deferred_actor_ids)
     args = ActionArgs(snapshot.context, event)
-    ctx.actions.append(ExecutableAction(action.type, params, args, implementation if callable(implementation) else None))
+    ctx.actions.append(ExecutableAction(action.type, params, args, _to_run(evaluator, action, implementation)))
     return snapshot
+
+
+def _to_run(evaluator: Any, action: Action, implementation: Any) -> Callable[[ActionArgs, Any], None] | None:
+    """What an actor runs for a custom action: its named implementation, or the action's own
+    inline function (`entry: ({ context }) => ...`), which XState's actor runs as it runs a named
+    one: in the machine's sandbox (without one, running it is an error, never a silent skip)."""
+    if callable(implementation):
+        return cast(Callable[[ActionArgs, Any], None], implementation)
+    if implementation is None and action.code is not None:
+        return cast(Callable[[ActionArgs, Any], None], _inline_action(action.code, getattr(evaluator, "sandbox", None),
+                                                                      action.type))
+    return None
 
 
 def _parsed_implementation(machine: Any, name: str, implementation: Mapping[str, Any]) -> Action:

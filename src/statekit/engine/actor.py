@@ -91,21 +91,24 @@ class Actor:
         except EngineError as error:
             self._commit(snapshot.clone(status="error", error=str(error)), [])
             return
-        self._commit(next_snapshot, actions)
+        self._commit(next_snapshot, actions, snapshot)
 
-    def _commit(self, snapshot: Snapshot, actions: list[ExecutableAction]) -> None:
+    def _commit(self, snapshot: Snapshot, actions: list[ExecutableAction], before: Snapshot | None = None) -> None:
         """XState's `actor.update`: the new snapshot, its actions run in order (the deferred ones
-        included: scheduling and cancelling timers), then the listeners."""
+        included: scheduling and cancelling timers), then the listeners. `before`: the snapshot
+        the event was sent to; if an action throws, the actor is in error with it (XState runs a
+        running actor's actions within the step, which the error abandons), while at start (no
+        `before`) the error comes with the new snapshot (XState defers those actions to `update`)."""
         self._snapshot = snapshot
         if actions:
-            snapshot = self._execute(snapshot, actions)
+            snapshot = self._execute(snapshot, actions, before)
         if snapshot.status != "active":  # XState's `_stopProcedure`: a done actor keeps no timers
             self._cancel_all()
         if self._listeners:
             for listener in list(self._listeners):
                 listener(snapshot)
 
-    def _execute(self, snapshot: Snapshot, actions: list[ExecutableAction]) -> Snapshot:
+    def _execute(self, snapshot: Snapshot, actions: list[ExecutableAction], before: Snapshot | None = None) -> Snapshot:
         """The actions, in order: XState's `executeAction` for each, inline, with its scheduler's
         `schedule` and `cancel` (an event has several: the cancel and the raise of every `after`
         it leaves or enters, and a call per action is a good part of an actor's own time).
@@ -138,8 +141,18 @@ class Actor:
                                                                 session_id, send_id)
                 elif kind == "xstate.emit":
                     self._emit(params["event"])
+                elif kind == "xstate.sendTo":
+                    raise EngineError(_unsendable(params))
+                elif kind == "xstate.spawnChild":
+                    src = params.get("src")
+                    if isinstance(src, str) and not self.machine.evaluator.knows_actor(src):
+                        # XState's actor fails to start a child whose logic is missing (its pure
+                        # transition never starts one); a reference to nothing would hide that.
+                        raise EngineError(f"spawnChild: no actor logic named {src!r} is provided (setup's "
+                                          "`actors`), so a running actor cannot start it")
             except Exception as error:  # XState: a throwing action puts the actor in error
-                self._snapshot = snapshot = snapshot.clone(status="error", error=str(error) or type(error).__name__)
+                failed = snapshot if before is None else before
+                self._snapshot = snapshot = failed.clone(status="error", error=str(error) or type(error).__name__)
                 break
         return snapshot
 
@@ -157,3 +170,16 @@ class Actor:
     def _emit(self, emitted: Mapping[str, Any]) -> None:
         for listener in [*self._emit_listeners.get(emitted.get("type", ""), ()), *self._emit_listeners.get("*", ())]:
             listener(emitted)
+
+
+def _unsendable(params: Mapping[str, Any]) -> str:
+    """Why the Actor refuses `sendTo` (and `forwardTo`): the event would go to another actor, which
+    this Actor does not run (an invoked or spawned child is a reference only), so dropping it would
+    give a plausible trace where XState's child answers."""
+    to = params.get("targetId") or params.get("to")
+    target = to if isinstance(to, str) else getattr(to, "id", None) or (to.get("id") if isinstance(to, Mapping) else None)
+    event = params.get("event")
+    event_type = event.get("type") if isinstance(event, Mapping) else None
+    return (f"sendTo: the event {event_type!r} goes to the actor {target!r}, which statekit's Actor does not run "
+            "(invoked and spawned children are references only): the machine cannot be run faithfully here")
+

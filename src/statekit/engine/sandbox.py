@@ -343,11 +343,24 @@ _PRELUDE = """
       }
       return logic("createMachine")();
     },
-    // XState's assertEvent, word for word in what it throws.
+    // XState's assertEvent (5.33), word for word in what it throws; a type is an event
+    // descriptor, matched as XState's `matchesEventDescriptor` ("*", "a.*").
     assertEvent: function (event, type) {
       const types = isArray(type) ? type : [type];
-      if (!types.includes(event.type)) {
-        const typesText = types.length === 1 ? 'type "' + types[0] + '"' : 'one of types "' + types.join('", "') + '"';
+      const matches = function (descriptor) {
+        if (descriptor === event.type || descriptor === "*") return true;
+        if (!descriptor.endsWith(".*")) return false;
+        const partial = descriptor.split(".");
+        const tokens = String(event.type).split(".");
+        for (let index = 0; index < partial.length; index++) {
+          if (partial[index] === "*") return index === partial.length - 1;
+          if (partial[index] !== tokens[index]) return false;
+        }
+        return true;
+      };
+      if (!types.some(matches)) {
+        const typesText = types.length === 1 ? 'type matching "' + types[0] + '"'
+          : 'one of types matching "' + types.join('", "') + '"';
         throw new Error("Expected event " + stringify(event) + " to have " + typesText);
       }
     },
@@ -571,7 +584,8 @@ _PRELUDE = """
     const out = [];
     const enqueue = function (action) {
       if (typeof action === "function") {
-        out.push({ type: action.name || "(anonymous)", code: "(inline function)" });
+        // Kept here, as a reference: an actor that executes the action runs it (once).
+        out.push({ type: action.name || "(anonymous)", code: keep(action)["$js"] });
       } else {
         out.push(action);
       }

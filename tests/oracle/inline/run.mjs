@@ -82,7 +82,7 @@ function asJson(value) {
   return value === undefined ? null : JSON.parse(JSON.stringify(value));
 }
 
-function describeStep(event, snapshot, executableActions) {
+export function describeStep(event, snapshot, executableActions) {
   return {
     event,
     value: snapshot.value,
