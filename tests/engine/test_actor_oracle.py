@@ -62,9 +62,6 @@ _CALLBACK = ("XState's createActor runs the fromCallback logic, whose sendBack r
 _CHILD_CODE = ("XState's createActor runs the child's logic, whose code reads a name of the test file the translation "
                "leaves undefined (`expect`, `resolve`) and throws, putting the parent in error; statekit's Actor "
                "never runs a child's code, so the parent stays active")
-_SELF_IN_ACTION = ("an inline custom action run by statekit's Actor gets {context, event} only, as a named one does: "
-                   "`self` is undefined, so `self.send`/`self.getSnapshot()` fails with a TypeError (an error, not a "
-                   "silent answer) where XState's running actor gives the action its `self`")
 
 #: Cases where statekit's Actor is known to differ from XState's createActor, with the cause.
 #: Strict xfails: a fix that makes one pass makes the suite say so, and the entry must go.
@@ -96,8 +93,6 @@ ACTOR_DIFFERENCES: dict[str, str] = {
     "xstate_system__should_register_a_spawned_actor": _CHILD_CODE,
     "xstate_system__should_be_accessible_in_promise_logic": _CHILD_CODE,
     "xstate_system__should_be_accessible_in_callback_logic": _CHILD_CODE,
-    "xstate_types__should_accept_correct_event_types_in_an_inline_entry_custom_action": _SELF_IN_ACTION,
-    "xstate_types__should_return_correct_snapshot_in_an_inline_entry_custom_action": _SELF_IN_ACTION,
 }
 
 

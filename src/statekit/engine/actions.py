@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, cast
 from statekit.engine.evaluation import Scope
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.implementations import ActionArgs, Assign
-from statekit.engine.inline import _inline_action
 from statekit.errors import EngineError
 from statekit.model.core import Action, EnqueueBranch
 from statekit.model.inline import JS_MARKER
@@ -298,13 +297,18 @@ def _resolve_action(
 
 def _to_run(evaluator: Any, action: Action, implementation: Any) -> Callable[[ActionArgs, Any], None] | None:
     """What an actor runs for a custom action: its named implementation, or the action's own
-    inline function (`entry: ({ context }) => ...`), which XState's actor runs as it runs a named
-    one: in the machine's sandbox (without one, running it is an error, never a silent skip)."""
+    inline function (`entry: ({ context, self }) => ...`), which XState's actor runs as it runs a
+    named one: through the machine's evaluator, with the actor's `self` and `system` (code acting on
+    the running actor is refused there); without a sandbox, running it is an error, never a skip."""
     if callable(implementation):
         return cast(Callable[[ActionArgs, Any], None], implementation)
     if implementation is None and action.code is not None:
-        return cast(Callable[[ActionArgs, Any], None], _inline_action(action.code, getattr(evaluator, "sandbox", None),
-                                                                      action.type))
+        code, where, run_code = action.code, f"action '{action.type}'", evaluator.run_code
+
+        def run_inline(args: ActionArgs, params: Any) -> None:
+            run_code(code, Scope(args.context, args.event, params), where)
+
+        return run_inline
     return None
 
 

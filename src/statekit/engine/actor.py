@@ -21,8 +21,11 @@ EmitListener = Callable[[Mapping[str, Any]], None]
 class Actor:
     """Runs a machine: `start()`, `send(event)`, `get_snapshot()`, delayed events on `clock`.
 
-    Named action implementations run after each step, in order. Delayed `raise` actions are
-    scheduled on the (virtual) clock and `cancel` drops them, as in XState's scheduler.
+    Custom actions (named implementations and inline functions) run after each step, in order.
+    Delayed `raise` actions are scheduled on the (virtual) clock and `cancel` drops them, as in
+    XState's scheduler. Child actors never run (invoked and spawned children are references), so
+    `sendTo` / `forwardTo` and starting a child whose logic is missing put the actor in error
+    rather than being dropped (tests/engine/test_actor_oracle.py holds it to XState's createActor).
     """
 
     def __init__(self, machine: Machine, *, input: Any = None, clock: VirtualClock | None = None) -> None:
