@@ -5,56 +5,36 @@ time's order (each timer at its due time, in due order; statekit's `VirtualClock
 same) and reports the snapshot after every sent event and every snapshot its observers saw
 while the clock advanced. This module drives `statekit.Actor` through the same script and
 compares item by item. The cases: the live machines' own (tests/oracle/live_cases.json), and
-actor_timer_cases.json beside this file, which pins XState's scheduler where a map of timers
+tests/oracle/scheduler_cases.json, which pins XState's scheduler where a map of timers
 by id would go wrong (an id scheduled twice, a raise without an id, cancelling an `after`).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
-import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from needs import missing
+from node_oracle import oracle_module, run_node
 from statekit import Actor
 from statekit.engine.snapshot import Snapshot
 
 ORACLE_DIR = Path(__file__).parents[1] / "oracle"
 CASES = [*json.loads((ORACLE_DIR / "live_cases.json").read_text(encoding="utf-8")),
-         *json.loads((Path(__file__).parent / "actor_timer_cases.json").read_text(encoding="utf-8"))]
+         *json.loads((ORACLE_DIR / "scheduler_cases.json").read_text(encoding="utf-8"))]
 
 
-def _implementations() -> Any:
-    spec = importlib.util.spec_from_file_location("statekit_actor_oracle_impl", ORACLE_DIR / "implementations.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-IMPLEMENTATIONS = _implementations()
+IMPLEMENTATIONS = oracle_module("implementations.py")
 
 
 @pytest.fixture(scope="module")
 def xstate_runs() -> dict[str, Any]:
-    node = shutil.which("node")
-    if node is None or not (ORACLE_DIR / "node_modules").is_dir():
-        missing("the XState oracle", "node or tests/oracle/node_modules is missing")
-    assert node is not None
-    completed = subprocess.run([node, "--conditions=development", str(ORACLE_DIR / "live_clock.mjs")],
-                               input=json.dumps(CASES), capture_output=True, text=True, check=False,
-                               cwd=ORACLE_DIR, timeout=300)
-    if completed.returncode != 0:
-        pytest.fail(f"live_clock.mjs failed:\n{completed.stderr[-4000:]}")
-    return {run["name"]: run for run in json.loads(completed.stdout)}
+    runs = run_node(ORACLE_DIR / "live_clock.mjs", stdin=json.dumps(CASES),
+                    packages=[ORACLE_DIR / "node_modules" / "xstate"], timeout=300)
+    return {run["name"]: run for run in runs}
 
 
 def _shape(snapshot: Snapshot) -> dict[str, Any]:

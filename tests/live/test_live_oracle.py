@@ -20,7 +20,10 @@ from statekit.gate.store import MemoryStore
 from statekit.live import LiveMachines
 
 ORACLE_DIR = Path(__file__).parents[1] / "oracle"
-CASES = json.loads((ORACLE_DIR / "live_cases.json").read_text(encoding="utf-8"))
+#: The live machines' cases, and the scheduler's (an id scheduled twice, a raise without an id,
+#: cancelling an `after`), where a map of timers by id would go wrong.
+CASES = [*json.loads((ORACLE_DIR / "live_cases.json").read_text(encoding="utf-8")),
+         *json.loads((ORACLE_DIR / "scheduler_cases.json").read_text(encoding="utf-8"))]
 
 
 IMPLEMENTATIONS = oracle_module("implementations.py")

@@ -48,28 +48,37 @@ class Lease:
 
 @dataclass(frozen=True)
 class Timer:
-    """A pending delayed event: `send_id` (a later timer with the same id replaces it), due time."""
+    """A pending delayed event, kept by XState's scheduler rules (`statekit.engine.scheduler`)."""
 
-    send_id: str
+    #: The send id (an `after` transition's is its event type); None: the raise had none.
+    send_id: str | None
     event: Mapping[str, Any]
     due_at: float
     #: Scheduling order, the tie-break between timers due at the same time (as in XState).
     sequence: int
+    #: Whether the scheduler's entry for `send_id` still names this timer (what a cancel clears):
+    #: False once a later timer took the id, or a timer of that id fired.
+    named: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "id": self.send_id,
             "event": dict(self.event),
             "dueAt": self.due_at,
             "seq": self.sequence,
         }
+        if not self.named:
+            data["named"] = False
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Timer:
         event = data["event"]
         if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
             raise ValueError("a timer's event needs a string type")
-        return cls(str(data["id"]), dict(event), float(data["dueAt"]), int(data["seq"]))
+        send_id = data["id"]
+        return cls(None if send_id is None else str(send_id), dict(event), float(data["dueAt"]), int(data["seq"]),
+                   data.get("named", True) is not False)
 
 
 @dataclass(frozen=True)

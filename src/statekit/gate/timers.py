@@ -2,7 +2,8 @@
 
 The engine returns a delayed `xstate.raise` for every `after` transition it enters and an
 `xstate.cancel` when the state is left. The gate applies those to the record's timer list
-(a timer with the same send id replaces the earlier one, as in XState's scheduler) and
+with XState's scheduler rules (`statekit.engine.scheduler`: an id scheduled twice fires twice,
+a raise without an id is never cancelled, a fired timer's id names nothing any more) and
 fires due timers in XState's order: earliest due time first, then scheduling order.
 A timer that fires late (nobody read the workflow for a while) is processed at its own
 due time, so chains of `after` transitions catch up as if the process had been running.
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from statekit.engine import Machine, transition
+from statekit.engine.scheduler import PendingTimer, apply_scheduler_actions, without_fired
 from statekit.gate.record import Timer
 
 logger = logging.getLogger("statekit.gate")
@@ -28,25 +30,26 @@ def apply_timer_actions(
     timers: Sequence[Timer], actions: Iterable[Any], base_time: float
 ) -> tuple[Timer, ...]:
     """The timer list after the engine's `actions` ran at `base_time` (epoch seconds)."""
-    pending = {timer.send_id: timer for timer in timers}
-    sequence = max((timer.sequence for timer in timers), default=0)
+    actions = list(actions)
     for action in actions:
         params = action.params if isinstance(action.params, dict) else {}
-        if action.type == "xstate.raise" and "delay" in params:
-            event = params["event"]
-            send_id = str(params.get("id") or event.get("type"))
-            sequence += 1
-            pending[send_id] = Timer(
-                send_id, dict(event), base_time + float(params["delay"]) / 1000.0, sequence
-            )
-        elif action.type == "xstate.cancel":
-            pending.pop(str(params.get("sendId")), None)
-        elif action.type == "xstate.sendTo" and "delay" in params:
+        if action.type == "xstate.sendTo" and "delay" in params:
             logger.warning(
                 "statekit.gate: a delayed sendTo to %r is not supported by the gate and was dropped",
                 params.get("targetId"),
             )
-    return tuple(pending.values())
+    pending, _ = apply_scheduler_actions(
+        [_pending(timer) for timer in timers], actions, lambda delay: base_time + max(delay, 0.0) / 1000.0,
+        max((timer.sequence for timer in timers), default=0))
+    return tuple(_timer(item) for item in pending)
+
+
+def _pending(timer: Timer) -> PendingTimer:
+    return PendingTimer(timer.send_id, timer.event, timer.due_at, timer.sequence, timer.named)
+
+
+def _timer(pending: PendingTimer) -> Timer:
+    return Timer(pending.send_id, pending.event, pending.due, pending.sequence, pending.named)
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ def fire_due(
         due = min(remaining, key=lambda timer: (timer.due_at, timer.sequence))
         if due.due_at > now:
             break
-        remaining = tuple(timer for timer in remaining if timer is not due)
+        remaining = tuple(_timer(item) for item in without_fired([_pending(timer) for timer in remaining], _pending(due)))
         before = snapshot.value
         snapshot, actions = transition(machine, snapshot, due.event)
         remaining = apply_timer_actions(remaining, actions, due.due_at)

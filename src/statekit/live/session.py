@@ -25,6 +25,7 @@ from statekit.analysis.simulate import step_record
 from statekit.engine.actions import ExecutableAction
 from statekit.engine.api import initial_transition, restore_snapshot, transition
 from statekit.engine.machine import Machine
+from statekit.engine.scheduler import PendingTimer, apply_scheduler_actions, next_due, without_fired
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError, MachineDefinitionError, ToolError
 
@@ -64,22 +65,25 @@ def snapshot_json(snapshot: Snapshot) -> dict[str, Any]:
 
 
 def _schedule(record: LiveRecord, snapshot: Snapshot, actions: Sequence[ExecutableAction]) -> None:
-    """Apply the step's delayed raises and cancels to the record's timers."""
-    timers: list[dict[str, Any]] = record["timers"]
-    for action in actions:
-        params = action.params if isinstance(action.params, Mapping) else {}
-        if action.type == "xstate.raise" and "delay" in params:
-            event = dict(params["event"])
-            key = str(params.get("id") or event.get("type"))
-            timers[:] = [timer for timer in timers if timer["key"] != key]
-            record["timerSeq"] += 1
-            timers.append({"key": key, "dueMs": record["clockMs"] + max(params["delay"], 0),
-                           "seq": record["timerSeq"], "event": event})
-        elif action.type == "xstate.cancel":
-            key = str(params.get("sendId"))
-            timers[:] = [timer for timer in timers if timer["key"] != key]
+    """Apply the step's delayed raises and cancels to the record's timers (XState's scheduler
+    rules, `statekit.engine.scheduler`); an actor that is no longer active keeps none."""
     if snapshot.status != "active":
-        timers.clear()
+        record["timers"] = []
+        return
+    clock_ms = record["clockMs"]
+    timers, record["timerSeq"] = apply_scheduler_actions(
+        _pending(record), actions, lambda delay: clock_ms + max(delay, 0), record["timerSeq"])
+    _store(record, timers)
+
+
+def _pending(record: LiveRecord) -> list[PendingTimer]:
+    return [PendingTimer(timer["key"], timer["event"], timer["dueMs"], timer["seq"], timer.get("named", True))
+            for timer in record["timers"]]
+
+
+def _store(record: LiveRecord, timers: Sequence[PendingTimer]) -> None:
+    record["timers"] = [{"key": timer.send_id, "dueMs": timer.due, "seq": timer.sequence, "event": dict(timer.event),
+                         **({} if timer.named else {"named": False})} for timer in timers]
 
 
 def _step(machine: Machine, record: LiveRecord, snapshot: Snapshot, event: Mapping[str, Any],
@@ -131,19 +135,18 @@ def send(machine: Machine, record: LiveRecord, events: Sequence[Mapping[str, Any
     if stopped is None and advance_ms:
         target = record["clockMs"] + advance_ms
         fired = 0
-        while record["timers"]:
-            timer = min(record["timers"], key=lambda item: (item["dueMs"], item["seq"]))
-            if timer["dueMs"] > target:
+        while (timer := next_due(_pending(record))) is not None:
+            if timer.due > target:
                 break
             if fired >= MAX_TIMER_STEPS:
                 stopped = (f"fired {MAX_TIMER_STEPS} delayed events in one call; the clock stopped at "
                            f"{record['clockMs']} ms (call again to go on)")
                 target = record["clockMs"]
                 break
-            record["timers"].remove(timer)
-            record["clockMs"] = timer["dueMs"]
+            _store(record, without_fired(_pending(record), timer))
+            record["clockMs"] = timer.due
             fired += 1
-            snapshot, stopped = _step(machine, record, snapshot, timer["event"], steps)
+            snapshot, stopped = _step(machine, record, snapshot, timer.event, steps)
             if stopped is not None:
                 target = record["clockMs"]
                 break

@@ -187,7 +187,9 @@ register(ToolSpec(
             "snapshot": SNAPSHOT_SCHEMA,
             "enabledEvents": {"type": "array", "items": {"type": "string"}},
             "pendingTimers": {"type": "array", "items": {"type": "object", "properties": {
-                "id": {"type": "string"}, "event": {"type": "object"}, "atMs": {"type": "number"},
+                "id": {"type": ["string", "null"],
+                       "description": "The send id; null when the delayed raise had none (no cancel reaches it)."},
+                "event": {"type": "object"}, "atMs": {"type": "number"},
                 "dueInMs": {"type": "number"}}, "required": ["id", "event", "atMs", "dueInMs"]}},
             "clockMs": {"type": "number"}, "expiresAt": EXPIRES_AT, "normalization": NORMALIZATION,
         },
