@@ -178,3 +178,19 @@ async def test_a_handle_started_on_one_server_works_on_another_sharing_redis(red
         assert seen["snapshot"]["value"] == "cart" and seen["clockMs"] == 900000
         structured(await first.call_tool("stop_machine", {"machineHandle": handle}))
         assert (await second.call_tool("send_events", {"machineHandle": handle, "events": ["ADD"]})).is_error
+
+
+def test_a_live_machine_names_the_children_it_does_not_run() -> None:
+    """XState's createActor would run this callback, whose sendBack moves the parent to `b` at
+    once; a live machine never runs child logic, so it stays in `a` and says which child it did
+    not run (`actorsNotRun`), by name and for inline logic alike."""
+    source = ("import { createMachine, fromCallback } from 'xstate';\n"
+              "export const m = createMachine({ initial: 'a', states: {\n"
+              "  a: { invoke: { src: fromCallback(({ sendBack }) => { sendBack({ type: 'DONE' }); }) },\n"
+              "       on: { DONE: 'b' } },\n"
+              "  b: { invoke: { src: 'poller', id: 'p' } } } });\n")
+    started = call("start_machine", {"machine": source})
+    assert started["snapshot"]["value"] == "a"
+    assert started["normalization"]["actorsNotRun"] == ["poller", "xstate.invoke.0.(machine).a"]
+    plain = call("start_machine", {"machine": CHECKOUT})
+    assert "actorsNotRun" not in plain["normalization"]

@@ -68,7 +68,8 @@ def _guard_names(model: MachineModel) -> set[str]:
     return names
 
 
-def _actor_names(model: MachineModel) -> set[str]:
+def child_actor_names(model: MachineModel) -> set[str]:
+    """The `src` of every actor the machine invokes, or spawns by name."""
     names = {invoke.src for node in model.root.walk() for invoke in node.invoke}
 
     def from_actions(actions: tuple[Action | EnqueueBranch, ...]) -> None:
@@ -115,7 +116,7 @@ def build_simulation_machine(model: MachineModel, guards: Mapping[str, bool] | N
     implemented = set(from_source.guards) - supplied.keys()
     assumed = sorted(used - supplied.keys() - implemented)
     # Actors setup() names in the source exist as given; any other the model names is assumed.
-    actors = sorted(_actor_names(model) - set(from_source.actors))
+    actors = sorted(child_actor_names(model) - set(from_source.actors))
     implementations = Implementations(
         guards={**{name: _constant(supplied.get(name, True)) for name in used | supplied.keys()},
                 **{name: from_source.guards[name] for name in implemented}},

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from statekit.analysis.simulate import MAX_EVENTS, build_simulation_machine
+from statekit.analysis.simulate import MAX_EVENTS, build_simulation_machine, child_actor_names
 from statekit.engine.machine import Machine
 from statekit.errors import ToolError
 from statekit.live import LiveMachines
@@ -37,6 +37,11 @@ def runnable_machine(machine: Any, guards: Any) -> tuple[Machine, dict[str, Any]
     normalization["format"] = read["format"]
     if read.get("assumed"):
         normalization["assumed"] = read["assumed"]
+    not_run = child_actor_names(model)
+    if not_run:
+        # A live machine is a running actor, as XState's createActor makes, but its children are
+        # never run: what they would send back (done events, sendParent, sendBack) never comes.
+        normalization["actorsNotRun"] = sorted(not_run)
     return runnable, normalization
 
 
@@ -64,7 +69,10 @@ SNAPSHOT_SCHEMA: dict[str, Any] = {
     "required": ["value", "context", "status", "tags", "output"],
 }
 EXPIRES_AT = {"type": "string", "description": "When the machine is forgotten unless used again (ISO 8601, UTC)."}
-NORMALIZATION = {"type": "object", "description": "What simulation assumed (guards, actors) and the format read."}
+NORMALIZATION = {"type": "object", "description": (
+    "What simulation assumed (guards, actors) and the format read; `actorsNotRun` lists the `src` of every "
+    "child actor the machine invokes or spawns by name, whose logic a live machine never runs (nor that of "
+    "an actor inline code spawns): what a child would send back never arrives unless sent as an event.")}
 CHANGES_STATE = ToolAnnotations(read_only=False, destructive=False, idempotent=False)
 
 
