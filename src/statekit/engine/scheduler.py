@@ -43,7 +43,8 @@ class PendingTimer:
 def apply_scheduler_actions(pending: Sequence[PendingTimer], actions: Iterable[Any],
                             due_in: Callable[[float], float], sequence: int) -> tuple[list[PendingTimer], int]:
     """The timers after a step's executable `actions` (delayed `xstate.raise`, `xstate.cancel`);
-    `due_in(delay_ms)` is when a timer set now is due, `sequence` the last sequence number used.
+    `due_in(delay_ms)` is when a timer set now is due (the delay as the engine gives it: whole
+    milliseconds stay an int), `sequence` the last sequence number used.
     Returns the timers and the last sequence number used."""
     timers = list(pending)
     for action in actions:
@@ -54,7 +55,7 @@ def apply_scheduler_actions(pending: Sequence[PendingTimer], actions: Iterable[A
             if send_id is not None:
                 timers = [_unnamed(timer) if timer.send_id == send_id else timer for timer in timers]
             sequence += 1
-            timers.append(PendingTimer(send_id, dict(params["event"]), due_in(float(params["delay"])), sequence))
+            timers.append(PendingTimer(send_id, dict(params["event"]), due_in(params["delay"]), sequence))
         elif action.type == "xstate.cancel":
             raw = params.get("sendId")
             send_id = "undefined" if raw is None else str(raw)  # the id as XState's template string makes it
