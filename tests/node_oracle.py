@@ -67,6 +67,25 @@ def run_node(script: Path, *arguments: str, stdin: str | None = None, packages: 
     return json.loads(completed.stdout)
 
 
+def oracle_cases(*filenames: str) -> list[Any]:
+    """The cases of `tests/oracle/<filename>` JSON arrays, in order, one list."""
+    return [case for filename in filenames for case in json.loads((ORACLE_DIR / filename).read_text(encoding="utf-8"))]
+
+
+def live_clock_runs(cases: Sequence[Any]) -> dict[str, Any]:
+    """`live_clock.mjs`'s report of each case, by name: its machine as an XState actor on a clock
+    that keeps real time's order (the snapshot after each event, each one a timer produced)."""
+    runs = run_node(ORACLE_DIR / "live_clock.mjs", stdin=json.dumps(list(cases)),
+                    packages=[ORACLE_DIR / "node_modules" / "xstate"], timeout=300)
+    return {run["name"]: run for run in runs}
+
+
+def live_clock_shape(snapshot: Any) -> dict[str, Any]:
+    """A statekit snapshot as `live_clock.mjs` reports XState's: value, context and status."""
+    data = snapshot.to_json()
+    return {"value": data["value"], "context": data.get("context"), "status": data["status"]}
+
+
 @cache
 def oracle_module(filename: str) -> ModuleType:
     """`tests/oracle/<filename>`, one of the oracles' Python halves (the folder is not a package),

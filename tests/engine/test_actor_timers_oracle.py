@@ -11,20 +11,15 @@ by id would go wrong (an id scheduled twice, a raise without an id, cancelling a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from node_oracle import oracle_module, run_node
+from node_oracle import live_clock_runs, live_clock_shape, oracle_cases, oracle_module
 from statekit import Actor
-from statekit.engine.snapshot import Snapshot
 
-ORACLE_DIR = Path(__file__).parents[1] / "oracle"
-CASES = [*json.loads((ORACLE_DIR / "live_cases.json").read_text(encoding="utf-8")),
-         *json.loads((ORACLE_DIR / "scheduler_cases.json").read_text(encoding="utf-8"))]
+CASES = oracle_cases("live_cases.json", "scheduler_cases.json")
 
 
 IMPLEMENTATIONS = oracle_module("implementations.py")
@@ -32,14 +27,7 @@ IMPLEMENTATIONS = oracle_module("implementations.py")
 
 @pytest.fixture(scope="module")
 def xstate_runs() -> dict[str, Any]:
-    runs = run_node(ORACLE_DIR / "live_clock.mjs", stdin=json.dumps(CASES),
-                    packages=[ORACLE_DIR / "node_modules" / "xstate"], timeout=300)
-    return {run["name"]: run for run in runs}
-
-
-def _shape(snapshot: Snapshot) -> dict[str, Any]:
-    data = snapshot.to_json()
-    return {"value": data["value"], "context": data.get("context"), "status": data["status"]}
+    return live_clock_runs(CASES)
 
 
 def run_actor(case: Mapping[str, Any]) -> dict[str, Any]:
@@ -49,15 +37,15 @@ def run_actor(case: Mapping[str, Any]) -> dict[str, Any]:
     machine = IMPLEMENTATIONS.setup_for_case(case.get("guards") or None).create_machine(config, max_iterations=10_000)
     actor = Actor(machine, input=case.get("input"))
     seen: list[dict[str, Any]] = []
-    actor.subscribe(lambda snapshot: seen.append(_shape(snapshot)))
+    actor.subscribe(lambda snapshot: seen.append(live_clock_shape(snapshot)))
     actor.start()
-    start = _shape(actor.get_snapshot())
+    start = live_clock_shape(actor.get_snapshot())
     items = []
     for item in case["script"]:
         events = []
         for event in item.get("events", []):
             actor.send(event)
-            events.append(_shape(actor.get_snapshot()))
+            events.append(live_clock_shape(actor.get_snapshot()))
         seen.clear()
         if item.get("advanceMs"):
             actor.clock.advance(item["advanceMs"])

@@ -17,25 +17,18 @@ from typing import Any
 
 import pytest
 
-from node_oracle import ORACLE_DIR, oracle_module, run_node
+from node_oracle import live_clock_runs, live_clock_shape, oracle_cases, oracle_module
 from statekit.engine import initial_transition, transition
 from statekit.gate.record import Timer
 from statekit.gate.timers import apply_timer_actions, fire_due
 
-CASES = json.loads((ORACLE_DIR / "scheduler_cases.json").read_text(encoding="utf-8"))
+CASES = oracle_cases("scheduler_cases.json")
 IMPLEMENTATIONS = oracle_module("implementations.py")
 
 
 @pytest.fixture(scope="module")
 def xstate_runs() -> dict[str, Any]:
-    runs = run_node(ORACLE_DIR / "live_clock.mjs", stdin=json.dumps(CASES),
-                    packages=[ORACLE_DIR / "node_modules" / "xstate"], timeout=300)
-    return {run["name"]: run for run in runs}
-
-
-def _shape(snapshot: Any) -> dict[str, Any]:
-    data = snapshot.to_json()
-    return {"value": data["value"], "context": data.get("context"), "status": data["status"]}
+    return live_clock_runs(CASES)
 
 
 def run_gate_timers(case: Mapping[str, Any]) -> dict[str, Any]:
@@ -45,17 +38,17 @@ def run_gate_timers(case: Mapping[str, Any]) -> dict[str, Any]:
     now_ms = 0
     snapshot, actions = initial_transition(machine, case.get("input"))
     timers: tuple[Timer, ...] = apply_timer_actions((), actions, 0.0)
-    start = _shape(snapshot)
+    start = live_clock_shape(snapshot)
     items = []
     for item in case["script"]:
         events = []
         for event in item.get("events", []):
             snapshot, actions = transition(machine, snapshot, event)
             timers = apply_timer_actions(timers, actions, now_ms / 1000.0) if snapshot.status == "active" else ()
-            events.append(_shape(snapshot))
+            events.append(live_clock_shape(snapshot))
         now_ms += item.get("advanceMs", 0)
         snapshot, timers, fired = fire_due(machine, snapshot, timers, now_ms / 1000.0)
-        items.append({"events": events, "fired": [entry.target for entry in fired], "end": _shape(snapshot)})
+        items.append({"events": events, "fired": [entry.target for entry in fired], "end": live_clock_shape(snapshot)})
     return {"start": start, "items": items}
 
 

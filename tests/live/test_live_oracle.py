@@ -8,22 +8,18 @@ item, the snapshot after every sent event and every snapshot a delayed event pro
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from node_oracle import oracle_module, run_node
+from node_oracle import live_clock_runs, oracle_cases, oracle_module
 from statekit.gate.store import MemoryStore
 from statekit.live import LiveMachines
 
-ORACLE_DIR = Path(__file__).parents[1] / "oracle"
 #: The live machines' cases, and the scheduler's (an id scheduled twice, a raise without an id,
 #: cancelling an `after`), where a map of timers by id would go wrong.
-CASES = [*json.loads((ORACLE_DIR / "live_cases.json").read_text(encoding="utf-8")),
-         *json.loads((ORACLE_DIR / "scheduler_cases.json").read_text(encoding="utf-8"))]
+CASES = oracle_cases("live_cases.json", "scheduler_cases.json")
 
 
 IMPLEMENTATIONS = oracle_module("implementations.py")
@@ -31,9 +27,7 @@ IMPLEMENTATIONS = oracle_module("implementations.py")
 
 @pytest.fixture(scope="module")
 def xstate_runs() -> dict[str, Any]:
-    runs = run_node(ORACLE_DIR / "live_clock.mjs", stdin=json.dumps(CASES),
-                    packages=[ORACLE_DIR / "node_modules" / "xstate"], timeout=300)
-    return {run["name"]: run for run in runs}
+    return live_clock_runs(CASES)
 
 
 def _loader(machine: Any, guards: Mapping[str, bool] | None) -> Any:
