@@ -40,7 +40,7 @@ from statekit.analysis.budget import (
     TruncationReason,
     collector_paused,
 )
-from statekit.analysis.paths_graph import REPLAY, Fields, StateGraph, snapshot_fields
+from statekit.analysis.paths_graph import REPLAY, StateGraph, snapshot_fields
 from statekit.analysis.paths_step import Moved, PureSteps
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import ENGINE_INFO, build_simulation_machine
@@ -107,7 +107,7 @@ def own_events(node: Node) -> list[str]:
 
 
 #: Event lists `EventEnumerator` keeps (one per configuration: a cache, not a record).
-_EVENT_LISTS_KEPT = 1024
+_EVENT_LISTS_KEPT = 256
 
 
 class EventEnumerator:
@@ -242,6 +242,10 @@ class _Explorer:
     order of first discovery is the order of first dequeueing, so the ids are XState's order
     and a dequeued id below the count of expanded states is a duplicate. Every dequeued entry
     counts as an iteration, as in XState, for `limit`.
+
+    A state discovered but not yet expanded keeps only its key and the (state, event) that
+    discovered it: on a wide machine there are several such states per expanded one, and
+    taking that step again when the state is expanded costs less than keeping its snapshot.
     """
 
     def __init__(self, machine: Machine, start: Snapshot, budget: Budget | None) -> None:
@@ -250,13 +254,15 @@ class _Explorer:
         self.clock = (budget or Budget()).start()
         self.graph = StateGraph(machine, start)
         self.bits = self.graph.bits
+        self.pure_step = PureSteps(machine).step
         #: State key -> id. A key is the bit mask of the active nodes, with the context's JSON
         #: when the context is not empty: (mask, json).
         self.ids: dict[Any, int] = {}
-        #: Per discovered state, its key (the mask of the state being expanded is read from it).
-        self.keys: list[Any] = []
-        #: id(context) -> (context, JSON) for the contexts of discovered states (the graph
-        #: keeps them alive, so an id stays theirs): most steps keep their state's context.
+        #: Per discovered state, the state and the event id of the step that discovered it.
+        self.via_state = array("i")
+        self.via_event = array("i")
+        #: id(context) -> (context, JSON) for the contexts of expanded states (the graph keeps
+        #: them alive, so an id stays theirs): most steps keep their state's context.
         self.context_keys: dict[int, tuple[Any, str]] = {}
         #: Per state node, the mask of its descendants (the part a pure step can change).
         self.below: dict[Node, int] = {}
@@ -277,18 +283,14 @@ class _Explorer:
             return mask, cached[1]
         return mask, context_json(context)
 
-    def discover(self, key: Any, nodes: tuple[Node, ...], fields: Fields) -> int:
-        """The id of the state with this key, recording it when it is new."""
+    def discover(self, key: Any, state: int, event: int) -> int:
+        """The id of the state with this key, noting it and how it was reached when it is new."""
         found = self.ids.get(key)
-        if found is not None:
-            return found
-        found = self.ids[key] = self.graph.add_state(nodes, fields)
-        self.keys.append(key)
-        context = fields[0]
-        if context and type(key) is tuple:
-            self.context_keys[id(context)] = (context, key[1])
-            self.clock.bytes += len(key[1])
-        self.clock.bytes += STATE_BYTES
+        if found is None:
+            found = self.ids[key] = len(self.via_state)
+            self.via_state.append(state)
+            self.via_event.append(event)
+            self.clock.bytes += STATE_BYTES + (len(key[1]) if type(key) is tuple else 0)
         return found
 
     def moved_mask(self, mask: int, moved: Moved) -> int:
@@ -301,19 +303,30 @@ class _Explorer:
             entered = self.entered_masks[moved.entered] = self.mask_of(moved.entered)
         return (mask & ~below) | entered
 
+    def step(self, snapshot: Snapshot, event: Event) -> tuple[Snapshot | Moved, Sequence[RuntimeTransition] | None]:
+        """The state after `event`, and the transitions taken when known (see `Edge.taken`)."""
+        try:
+            pure_step = self.pure_step(snapshot, event)
+            if pure_step is not None:
+                return pure_step
+            if event.get("type") == WILDCARD:
+                return _wildcard_step(snapshot, event), None
+            return transition(self.machine, snapshot, event)[0], None
+        except EngineError as error:
+            raise TraversalFailed(event, snapshot, error) from None
+
     def run(self, events_for: Callable[[Snapshot], list[tuple[str, Event]]], limit: int,
             stop_when: Callable[[Snapshot], bool] | None) -> StateGraph:
         graph = self.graph
         clock = self.clock
         max_states = clock.budget.max_states
-        pure_step_of = PureSteps(self.machine).step
         start = self.start
-        queue = array("i", [self.discover(self.key_of(self.mask_of(start.nodes), start.context), start.nodes,
-                                          snapshot_fields(start))])
+        queue = array("i", [self.discover(self.key_of(self.mask_of(start.nodes), start.context), -1, -1)])
         enqueue = queue.append
         head = 0
         expanded = 0
         iterations = 0
+        via: tuple[int, Snapshot] = (-1, start)  # the last state a step was taken again from
         while head < len(queue):
             if iterations > limit:
                 graph.truncated = "limit"
@@ -333,12 +346,25 @@ class _Explorer:
             if max_states is not None and expanded >= max_states:
                 graph.truncated = "states"
                 break
+            if state == 0:
+                snapshot = start
+            else:
+                # The step that discovered the state, again (consecutive states often share it).
+                parent = self.via_state[state]
+                if via[0] != parent:
+                    via = (parent, graph.snapshot(parent))
+                try:
+                    step, _taken = self.step(via[1], graph.events[self.via_event[state]][1])
+                except BudgetStop as stop:
+                    graph.truncated = "cancelled" if stop.error.code == "cancelled" else "time"
+                    break
+                snapshot = step if isinstance(step, Snapshot) else step.snapshot()
+            graph.add_state(snapshot.nodes, snapshot_fields(snapshot))
             expanded += 1
-            snapshot = start if state == 0 else graph.snapshot(state)
             # XState keys the transitions by serialised event: a repeated event keeps its first place.
             outgoing: dict[str, tuple[int, int, int]] = {}
             if stop_when is None or not stop_when(snapshot):
-                self._expand(snapshot, state, events_for, pure_step_of, outgoing, enqueue)
+                self._expand(snapshot, state, events_for, outgoing, enqueue)
             graph.add_edges(outgoing.values())
             clock.bytes += EDGE_BYTES * len(outgoing)
             if graph.truncated is not None:
@@ -348,45 +374,30 @@ class _Explorer:
         return graph
 
     def _expand(self, snapshot: Snapshot, state: int, events_for: Callable[[Snapshot], list[tuple[str, Event]]],
-                pure_step_of: Callable[[Snapshot, Event], tuple[Snapshot | Moved, list[RuntimeTransition]] | None],
                 outgoing: dict[str, tuple[int, int, int]], enqueue: Callable[[int], None]) -> None:
         """Try every event in `snapshot` (state `state`): its edges go to `outgoing`, its targets
         to the queue."""
         graph = self.graph
-        machine = self.machine
         context = snapshot.context
-        key = self.keys[state]
+        key = self.key_of(self.mask_of(snapshot.nodes), context)
+        if context:
+            self.context_keys[id(context)] = (context, key[1])
         mask = key if type(key) is int else key[0]
-        fields: Fields | None = None
         for event_key, event in events_for(snapshot):
-            step: Snapshot | Moved
-            taken: Sequence[RuntimeTransition] | None
+            event_id = graph.event_id(event_key, event)
             try:
-                pure_step = pure_step_of(snapshot, event)
-                if pure_step is not None:
-                    step, taken = pure_step
-                else:
-                    taken = None
-                    if event.get("type") == WILDCARD:
-                        step = _wildcard_step(snapshot, event)
-                    else:
-                        step, _actions = transition(machine, snapshot, event)
-            except EngineError as error:
-                raise TraversalFailed(event, snapshot, error) from None
+                step, taken = self.step(snapshot, event)
             except BudgetStop as stop:  # the call's own budget, seen inside the engine
                 graph.truncated = "cancelled" if stop.error.code == "cancelled" else "time"
                 return
             if step is snapshot:
                 target = state
             elif isinstance(step, Snapshot):
-                target = self.discover(self.key_of(self.mask_of(step.nodes), step.context), step.nodes,
-                                       snapshot_fields(step))
-            else:  # a pure step: the same fields, other nodes
-                if fields is None:
-                    fields = snapshot_fields(snapshot)
+                target = self.discover(self.key_of(self.mask_of(step.nodes), step.context), state, event_id)
+            else:  # a pure step: the same context, other nodes
                 next_mask = self.moved_mask(mask, step)
-                target = self.discover(next_mask if not context else (next_mask, key[1]), step.nodes, fields)
-            outgoing[event_key] = (graph.event_id(event_key, event), target, graph.taken_id(taken))
+                target = self.discover(next_mask if not context else (next_mask, key[1]), state, event_id)
+            outgoing[event_key] = (event_id, target, graph.taken_id(taken))
             enqueue(target)
 
 
