@@ -45,7 +45,7 @@ from statekit.analysis.paths_step import Moved, PureSteps
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import ENGINE_INFO, build_simulation_machine
 from statekit.analysis.structural import eventless_guards, structural_model
-from statekit.budget import BudgetStop
+from statekit.budget import BudgetStop, charge_output, current_budget
 from statekit.engine.algorithm import WILDCARD
 from statekit.engine.api import initial_transition, restore_snapshot, transition
 from statekit.engine.evaluation import plain_json
@@ -58,8 +58,11 @@ from statekit.model.jsorder import js_keys
 Algorithm = Literal["shortest", "simple"]
 ALGORITHMS: tuple[Algorithm, ...] = ("shortest", "simple")
 
-#: Paths returned per call; the others are only counted (`totalCount`, `truncated`).
-MAX_RETURNED_PATHS = 5
+#: Paths returned per call unless `max_paths` says otherwise; the others are only counted
+#: (`totalCount`, `truncated`).
+DEFAULT_MAX_PATHS = 5
+#: The largest `max_paths` the tool accepts (the call's output budget may cut the list shorter).
+MAX_MAX_PATHS = 10_000
 #: Traversal iterations allowed when `limit` is not given (XState's default is unbounded,
 #: which never ends on a machine whose context grows without bound).
 DEFAULT_LIMIT = 100_000
@@ -201,11 +204,11 @@ def context_json(context: Any) -> str:
     return json.dumps(plain_json(context), ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-#: Bytes one explored state holds besides its context's JSON, measured on 20 parallel toggle
-#: regions (tests/analysis/test_exploration_memory.py): its record, key, index entry and queue
-#: entries.
-STATE_BYTES = 400
-#: Bytes of one explored edge (three array slots and a queue entry).
+#: Bytes one discovered state costs besides its context (its key, id and index entry, the step
+#: that found it, and its record once expanded), measured on 20 parallel toggle regions
+#: (tests/analysis/test_exploration_memory.py measures the real figure per explored state).
+STATE_BYTES = 250
+#: Bytes of one explored edge (three array slots) and its queue entry.
 EDGE_BYTES = 16
 #: Queue entries read before the read part of the queue is dropped.
 _QUEUE_COMPACT_AT = 1 << 16
@@ -290,7 +293,8 @@ class _Explorer:
             found = self.ids[key] = len(self.via_state)
             self.via_state.append(state)
             self.via_event.append(event)
-            self.clock.bytes += STATE_BYTES + (len(key[1]) if type(key) is tuple else 0)
+            # A context costs its JSON in the key, and about as much again kept in the record.
+            self.clock.bytes += STATE_BYTES + (2 * len(key[1]) if type(key) is tuple else 0)
         return found
 
     def moved_mask(self, mask: int, moved: Moved) -> int:
@@ -420,7 +424,7 @@ class PathSet:
     truncated: TruncationReason | None = None
 
 
-def shortest_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RETURNED_PATHS) -> PathSet:
+def shortest_paths(graph: StateGraph, matches: Sequence[bool], keep: int = DEFAULT_MAX_PATHS) -> PathSet:
     """`getShortestPaths`: one path per state, found breadth first (first discovery wins); the first `keep` kept."""
     count = len(graph)
     starts, targets = graph.edge_start, graph.edge_target
@@ -465,7 +469,7 @@ def shortest_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_R
     return result
 
 
-def simple_paths(graph: StateGraph, matches: Sequence[bool], keep: int = MAX_RETURNED_PATHS,
+def simple_paths(graph: StateGraph, matches: Sequence[bool], keep: int = DEFAULT_MAX_PATHS,
                  budget: Budget | None = None) -> PathSet:
     """`getSimplePaths`: every path from the start that visits no state twice.
 
@@ -566,6 +570,29 @@ def path_json(graph: StateGraph, target: int, edges: PathEdges) -> dict[str, Any
     steps.extend({"state": state_json(graph.snapshot(graph.edge_target[position])),
                   "event": dict(graph.event_at(position))} for position in edges)
     return {"state": state_json(graph.snapshot(target)), "steps": steps, "weight": len(edges)}
+
+
+def paths_within_output(graph: StateGraph, returned: Sequence[tuple[int, PathEdges]]) -> list[dict[str, Any]]:
+    """The paths as the tool reports them, each charged to the call's output as it is built.
+
+    Within a call, only as many as fit in half of the output budget left (the coverage and
+    the rest of the result need room too): the others are left out, as paths past
+    `max_paths` are, and the result says so (`truncatedReason: paths`); a large `max_paths`
+    gives a shorter list, never `output_too_large`.
+    """
+    call = current_budget()
+    room = None if call is None or call.max_output_bytes is None else (call.max_output_bytes - call.output_bytes) // 2
+    paths: list[dict[str, Any]] = []
+    for target, edges in returned:
+        path = path_json(graph, target, edges)
+        if room is not None:
+            size = len(json.dumps(path, ensure_ascii=False, separators=(",", ":"), default=str))
+            if size > room:
+                break
+            room -= size
+            charge_output(size)
+        paths.append(path)
+    return paths
 
 
 def coverage_targets(model: MachineModel) -> tuple[list[str], list[Transition]]:
@@ -756,19 +783,20 @@ def _explore_model(model: MachineModel, events: Sequence[Event] | None, to_state
 
 def generate_graph_paths(
     model: MachineModel,
-    algorithm: Algorithm,
+    algorithm: Algorithm = "shortest",
     events: Sequence[Event] | None = None,
     to_state: Any = None,
     from_state: Any = None,
     limit: int | None = None,
     guards: Mapping[str, bool] | None = None,
     input_value: Any = None,
-    max_paths: int = MAX_RETURNED_PATHS,
+    max_paths: int = DEFAULT_MAX_PATHS,
     budget: Budget | None = None,
 ) -> dict[str, Any]:
     """Paths through `model` as `@xstate/graph` finds them: `{paths, coverage, totalCount, truncated, execution}`.
 
-    The first `max_paths` paths are returned (the tool always returns at most five).
+    The first `max_paths` paths are returned, as many of them as fit in half of what the
+    call's output budget has left (`paths_within_output`).
     """
     with collector_paused():
         return _generate_graph_paths(model, algorithm, events, to_state, from_state, limit, guards, input_value,
@@ -792,7 +820,8 @@ def _generate_graph_paths(model: MachineModel, algorithm: Algorithm, events: Seq
         context = traversed.context if traversed.context and not callable(traversed.context) else {}
         native_input = input_value if explored.normalization["mode"] == "native" else None
         _snapshot, initial_taken = initial_transitions(explored.machine, copy.deepcopy(context), native_input)
-    reason = graph.truncated or found.truncated or ("paths" if found.total > len(found.returned) else None)
+    paths = paths_within_output(graph, found.returned)
+    reason = graph.truncated or found.truncated or ("paths" if found.total > len(paths) else None)
     normalization = {key: value for key, value in explored.normalization.items() if key != "format"}
     if graph.truncated or found.truncated:
         cut = graph.truncated or found.truncated
@@ -800,7 +829,7 @@ def _generate_graph_paths(model: MachineModel, algorithm: Algorithm, events: Seq
         normalization["truncation"] = (
             f"{TRUNCATION_MESSAGES[cut]}: the paths are those of the {len(graph.states)} states explored")
     return {
-        "paths": [path_json(graph, target, edges) for target, edges in found.returned],
+        "paths": paths,
         "coverage": coverage(traversed, graph, found, initial_taken),
         "totalCount": found.total,
         "truncated": reason is not None,
@@ -815,6 +844,7 @@ def _generate_graph_paths(model: MachineModel, algorithm: Algorithm, events: Seq
             "transitionsExplored": graph.edge_count,
             "iterations": graph.iterations,
             "limit": explored.limit,
+            "graphBytes": graph.nbytes(),
             "assumedGuards": explored.normalization["assumedGuards"],
             "assumedActors": explored.normalization["assumedActors"],
         },

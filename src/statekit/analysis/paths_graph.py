@@ -24,6 +24,7 @@ searches use the arrays directly.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, NamedTuple, overload
@@ -212,6 +213,14 @@ class StateGraph:
 
     def out_edges(self, state: int) -> list[Edge]:
         return [self.edge_at(position) for position in self.edge_range(state)]
+
+    def nbytes(self) -> int:
+        """Bytes the graph keeps, as `sys.getsizeof` counts them: the state records (not the
+        contexts and other fields they share with the machine's snapshots), the edge arrays
+        and the tables of events and transition lists."""
+        size = sum(map(sys.getsizeof, self.records)) + sys.getsizeof(self.records)
+        size += sum(map(sys.getsizeof, (self.edge_start, self.edge_event, self.edge_target, self.edge_taken)))
+        return size + sys.getsizeof(self.events) + sys.getsizeof(self.taken)
 
     @property
     def edge_count(self) -> int:

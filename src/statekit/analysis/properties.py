@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from statekit.analysis.budget import TRUNCATION_MESSAGES, Budget
+from statekit.analysis.budget import DEFAULT_MAX_SECONDS, TRUNCATION_MESSAGES, Budget
 from statekit.analysis.paths import (
     MAX_LIMIT,
     EventEnumerator,
@@ -122,10 +122,11 @@ class StateSpace:
 
 
 def explore_state_space(model: MachineModel, *, guards: Mapping[str, bool] | None = None,
-                        input_value: Any = None, max_states: int = DEFAULT_MAX_STATES) -> StateSpace:
-    """generate_graph_paths' traversal from the start, bounded by `max_states` and the call's time."""
+                        input_value: Any = None, max_states: int = DEFAULT_MAX_STATES,
+                        max_seconds: float | None = DEFAULT_MAX_SECONDS) -> StateSpace:
+    """generate_graph_paths' traversal from the start, bounded by `max_states`, `max_seconds` and the call's time."""
     explored = explore_model(model, guards=guards, input_value=input_value, limit=MAX_LIMIT,
-                             budget=Budget(max_states=max_states))
+                             budget=Budget(max_states=max_states, max_seconds=max_seconds))
     return _state_space(explored.machine, explored.graph, explored.normalization)
 
 
@@ -351,8 +352,13 @@ def check_machine_properties(
     guards: Mapping[str, bool] | None = None,
     max_states: int | None = None,
     input_value: Any = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
 ) -> dict[str, Any]:
-    """`{results, normalization, execution}`: one result per property, in the order given."""
+    """`{results, normalization, execution}`: one result per property, in the order given.
+
+    The traversal stops at `max_states`, after `max_seconds` (None: only the call's own
+    deadline) or at the call's deadline, whichever comes first.
+    """
     check_property_shapes(properties)
     budget = DEFAULT_MAX_STATES if max_states is None else max_states
     # Name errors first, before a traversal that may take the whole budget.
@@ -360,7 +366,8 @@ def check_machine_properties(
     for index, prop in enumerate(properties):
         for name in REQUIRED_FIELDS[prop["type"]]:
             state_test(named, f"properties[{index}].{name}", prop[name])
-    space = explore_state_space(model, guards=guards, input_value=input_value, max_states=budget)
+    space = explore_state_space(model, guards=guards, input_value=input_value, max_states=budget,
+                                max_seconds=max_seconds)
     return check_on_space(space, properties, budget)
 
 
@@ -383,5 +390,5 @@ def check_on_space(space: StateSpace, properties: Sequence[Mapping[str, Any]], b
         "results": results,
         "normalization": space.normalization,
         "execution": {"statesExplored": len(space), "exhaustive": space.exhaustive,
-                      "maxStates": budget, "stopped": space.stopped},
+                      "maxStates": budget, "stopped": space.stopped, "graphBytes": space.graph.nbytes()},
     }
