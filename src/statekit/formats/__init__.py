@@ -51,7 +51,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypedDict
@@ -137,7 +137,9 @@ class Source:
             return None, error
 
 
-Reader = Callable[[Any], tuple[MachineModel, list[FormatWarning]]]
+#: A reader gives the model and its warnings, and may add the implementations its source defines
+#: beside the config (XState source: `setup({...})`, `createMachine`'s second argument).
+Reader = Callable[[Any], "tuple[MachineModel, list[FormatWarning]] | tuple[MachineModel, list[FormatWarning], Mapping[str, Any]]"]
 Writer = Callable[[MachineModel], tuple["str | dict[str, Any]", list[FormatWarning]]]
 Detector = Callable[[Source], float]
 
@@ -165,6 +167,10 @@ class ReadOutcome:
     format: str
     model: MachineModel
     warnings: list[FormatWarning] = field(default_factory=list)
+    #: The implementations the source defines beside the config (`{"guards": {name: {"code": ...}},
+    #: "actions": ..., "delays": ..., "actors": ..., "moduleScope": ...}`; see
+    #: `engine.inline.implementations_from_code`); empty for formats that have none.
+    implementations: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def normalization(self) -> dict[str, Any]:
@@ -295,8 +301,9 @@ def read_any(value: Any, from_format: str | None = None) -> ReadOutcome:
     if spec.read is None:
         raise ToolError("invalid_input", f"format {name!r} cannot be read")
     given = source.value
-    model, warnings = spec.read(source.document if spec.reads_document and isinstance(given, str) else given)
-    return ReadOutcome(format=name, model=model, warnings=list(warnings))
+    read = spec.read(source.document if spec.reads_document and isinstance(given, str) else given)
+    implementations: Mapping[str, Any] = read[2] if len(read) > 2 else {}
+    return ReadOutcome(format=name, model=read[0], warnings=list(read[1]), implementations=implementations)
 
 
 def write_format(model: MachineModel, to_format: str) -> tuple[str, str | dict[str, Any], list[FormatWarning]]:
