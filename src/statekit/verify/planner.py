@@ -47,8 +47,8 @@ def _edges_to(state: int, parent: list[tuple[int, int] | None]) -> list[tuple[in
 def plan_paths(implemented: ImplementedMachine,
                guards: dict[str, bool] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
     """`(paths, model coverage, truncated)` for the machine, run with its implementations."""
-    model = implemented.model
     machine, _normalization = build_simulation_machine(implemented, guards)
+    model = implemented.model
     if machine.max_iterations is None:
         machine.max_iterations = 10_000
     initial, _ = initial_transition(machine)
