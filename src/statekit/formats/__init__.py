@@ -137,9 +137,10 @@ class Source:
             return None, error
 
 
-#: A reader gives the model and its warnings, and may add the implementations its source defines
-#: beside the config (XState source: `setup({...})`, `createMachine`'s second argument).
-Reader = Callable[[Any], "tuple[MachineModel, list[FormatWarning]] | tuple[MachineModel, list[FormatWarning], Mapping[str, Any]]"]
+Reader = Callable[[Any], tuple[MachineModel, list[FormatWarning]]]
+#: A reader that also gives the implementations its source defines beside the config (XState
+#: source: `setup({...})`, `createMachine`'s second argument), read in the same parse.
+ImplementedReader = Callable[[Any], tuple[MachineModel, list[FormatWarning], Mapping[str, Any]]]
 Writer = Callable[[MachineModel], tuple["str | dict[str, Any]", list[FormatWarning]]]
 Detector = Callable[[Source], float]
 
@@ -158,6 +159,8 @@ class Format:
     description: str = ""
     #: `read` takes data (JSON / YAML): given text, it receives `Source.document`, parsed once.
     reads_document: bool = False
+    #: `read` plus the implementations the source defines beside the config; `read_any` uses it.
+    read_implemented: ImplementedReader | None = None
 
 
 @dataclass(frozen=True)
@@ -204,11 +207,12 @@ def register_format(
     media_type: str = "text/plain",
     description: str = "",
     reads_document: bool = False,
+    read_implemented: ImplementedReader | None = None,
 ) -> Format:
     """Register a format; registering the same name twice is a programming error."""
     if name in _FORMATS or name in _ALIASES:
         raise ValueError(f"format {name!r} is already registered")
-    spec = Format(name, read, write, detect, aliases, media_type, description, reads_document)
+    spec = Format(name, read, write, detect, aliases, media_type, description, reads_document, read_implemented)
     _FORMATS[name] = spec
     for alias in aliases:
         if alias in _FORMATS or alias in _ALIASES:
@@ -301,9 +305,12 @@ def read_any(value: Any, from_format: str | None = None) -> ReadOutcome:
     if spec.read is None:
         raise ToolError("invalid_input", f"format {name!r} cannot be read")
     given = source.value
-    read = spec.read(source.document if spec.reads_document and isinstance(given, str) else given)
-    implementations: Mapping[str, Any] = read[2] if len(read) > 2 else {}
-    return ReadOutcome(format=name, model=read[0], warnings=list(read[1]), implementations=implementations)
+    value = source.document if spec.reads_document and isinstance(given, str) else given
+    if spec.read_implemented is not None:
+        model, warnings, implementations = spec.read_implemented(value)
+        return ReadOutcome(format=name, model=model, warnings=list(warnings), implementations=implementations)
+    model, warnings = spec.read(value)
+    return ReadOutcome(format=name, model=model, warnings=list(warnings))
 
 
 def write_format(model: MachineModel, to_format: str) -> tuple[str, str | dict[str, Any], list[FormatWarning]]:

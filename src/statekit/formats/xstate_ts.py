@@ -35,7 +35,13 @@ _DETECT = re.compile(r"\bcreateMachine\s*[(<]")
 # ---- read -------------------------------------------------------------------------------------
 
 
-def read(value: Any) -> tuple[MachineModel, list[FormatWarning], dict[str, Any]]:
+def read(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
+    """The first machine of the source text."""
+    model, warnings, _implementations = read_implemented(value)
+    return model, warnings
+
+
+def read_implemented(value: Any) -> tuple[MachineModel, list[FormatWarning], dict[str, Any]]:
     """The first machine of the source text, and the implementations its source defines beside
     the config (`setup({...})`, `createMachine`'s second argument), read in the same parse."""
     if not isinstance(value, str):
@@ -450,6 +456,7 @@ def detect(source: Source) -> float:
 register_format(
     "xstate-ts",
     read=read,
+    read_implemented=read_implemented,
     write=write,
     detect=detect,
     aliases=("typescript", "javascript", "ts", "js", "xstate-js"),
