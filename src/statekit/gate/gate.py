@@ -104,6 +104,7 @@ from statekit.gate.store import (
     StoreError,
 )
 from statekit.gate.surfaces import _SDK, SDK_TOOLS, Surface, ToolView
+from statekit.gate.wayfinding import guided_refusal, install_status_tool
 from statekit.gate.timers import FiredTimer, apply_timer_actions, fire_due
 
 logger = logging.getLogger("statekit.gate")
@@ -188,6 +189,7 @@ class Gate:
         on_transition: TransitionHook | Sequence[TransitionHook] | None = None,
         history_size: int = 20,
         properties: Sequence[Mapping[str, Any]] | None = None,
+        status_tool: str | None = None,
     ) -> None:
         """`workflow` is an XState v5 config dict or a machine from `statekit.create_machine`.
 
@@ -202,6 +204,8 @@ class Gate:
         (epoch seconds) drives timers and leases. `history_size` transitions are kept in
         each record as an audit trail. `properties` (as `check_machine_properties` takes
         them) must hold over every state the workflow can reach, or the gate is not made.
+        `status_tool` names an always-listed tool the gate serves, answering the state, the
+        tools allowed now and the route to every other bound tool (`gate/wayfinding.py`).
         """
         if mode not in ("session", "handle"):
             raise GateConfigError(f"mode must be 'session' or 'handle', not {mode!r}")
@@ -229,6 +233,7 @@ class Gate:
         self.state_note = state_note
         self.clock = clock
         self.history_size = history_size
+        self.status_tool = status_tool
         hooks: Sequence[TransitionHook]
         if on_transition is None:
             hooks = ()
@@ -391,6 +396,8 @@ class Gate:
         if self._installed:
             raise GateConfigError("this gate is already installed")
         self._check_modes()
+        if self.status_tool is not None:
+            install_status_tool(self, server)
         if type(server).__module__.startswith("fastmcp"):
             from statekit.gate.fastmcp_middleware import install_on_fastmcp
 
@@ -579,6 +586,14 @@ class Gate:
     def compact_description(self, tool_name: str) -> str | None:
         """The description listed while the workflow is in its initial state, if one was given."""
         return self._compact.get(tool_name)
+
+    def creates_workflows(self, tool_name: str) -> bool:
+        """Handle mode: True for the tools that start a new workflow (`creates_handle=True`)."""
+        return tool_name in self._creators
+
+    def decode_record(self, store_key: str, text: str) -> Record:
+        """A stored record's text as a `Record` (raises `CorruptRecord`)."""
+        return self._decoder.decode(store_key, text)
 
     def store_key(self, key: WorkflowKey) -> str:
         """Where `key`'s record lives in the store."""
@@ -866,6 +881,10 @@ class Gate:
             next_cursor = inner.next_cursor
         return tools, next_cursor
 
+    async def catalog_names(self, ctx: Any) -> list[str]:
+        """SDK servers: the names of every tool the caller can list, before any gate's state filter."""
+        return await self._catalog_names(ctx)
+
     async def _catalog_names(self, ctx: Any) -> list[str]:
         tools, _ = await self._catalog(ctx, None, unfiltered=True)
         return [tool.name for tool in tools]
@@ -1018,7 +1037,7 @@ class Gate:
         snapshot = None if loaded is None else loaded.record.snapshot
         call = GateCall(name, arguments, self.store_key(key), snapshot, handle, ctx)
         result = await run_with_call(call, lambda: run(call, stripped))
-        if snapshot is None or not self.state_note:
+        if snapshot is None or not self.state_note or name == self.status_tool:
             return result
         allowed = await self.allowed_now(ctx, snapshot, catalog)
         return surface.note(
@@ -1069,15 +1088,16 @@ class Gate:
                 )
             )
         if not self.is_visible(name, snapshot):
+            forbidden = refusal(
+                FORBIDDEN,
+                f'Tool "{name}" is not available in the current workflow state '
+                f'"{state_label(snapshot.value)}".',
+                state=snapshot.value,
+                allowed_tools=await self.allowed_now(ctx, snapshot, catalog),
+                details={"blockedTool": name},
+            )
             return surface.refusal(
-                refusal(
-                    FORBIDDEN,
-                    f'Tool "{name}" is not available in the current workflow state '
-                    f'"{state_label(snapshot.value)}".',
-                    state=snapshot.value,
-                    allowed_tools=await self.allowed_now(ctx, snapshot, catalog),
-                    details={"blockedTool": name},
-                )
+                await guided_refusal(self, forbidden, snapshot, record.timers, name, catalog)
             )
         event_type = binding.event
         transition_id = None if event_type is None else f"{store_key}#{record.step + 1}"
