@@ -104,8 +104,8 @@ from statekit.gate.store import (
     StoreError,
 )
 from statekit.gate.surfaces import _SDK, SDK_TOOLS, Surface, ToolView
-from statekit.gate.wayfinding import guided_refusal, install_status_tool
 from statekit.gate.timers import FiredTimer, apply_timer_actions, fire_due
+from statekit.gate.wayfinding import guided_refusal, install_status_tool
 
 logger = logging.getLogger("statekit.gate")
 

@@ -48,7 +48,7 @@ MAX_ASSUMPTION_RUNS = 16
 _MENTIONS_EVENT = re.compile(r"\bevent\b")
 
 
-class PayloadUnknown(Exception):  # noqa: N818 - a signal inside the search, never raised to callers
+class PayloadUnknown(Exception):
     """A guard or action read the payload of a call that has not been made yet."""
 
 

@@ -192,6 +192,9 @@ def _install_on_fastmcp(gate: Gate, server: Any, name: str) -> None:
             meta=dict(report.meta or {}),
         )
 
+    # FastMCP reads the signature's annotations, which `from __future__ import annotations`
+    # left as text naming a class this module imports only here.
+    workflow_status.__annotations__["return"] = ToolResult
     server.tool(
         workflow_status,
         name=name,
