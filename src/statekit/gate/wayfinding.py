@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING, Any
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from statekit.gate.calls import GateCall, current_call
+from statekit.gate.decision import Catalog
 from statekit.gate.guidance import RouteFinder
+from statekit.gate.listing import catalog_pass
 from statekit.gate.record import Timer
 from statekit.gate.results import META_KEY, state_label
 from statekit.gate.store import StoreError
 
 if TYPE_CHECKING:
-    from statekit.gate.gate import Catalog, Gate
+    from statekit.gate.gate import Gate
 
 NamesOf = Callable[[Any], Awaitable[list[str]]]
 
@@ -77,8 +79,6 @@ async def guided_refusal(
 
 async def status_report(gate: Gate, call: GateCall, names_of: NamesOf) -> CallToolResult:
     """The status tool's answer for the workflow `call` belongs to."""
-    from statekit.gate.gate import Catalog
-
     catalog = Catalog(lambda: names_of(call.request))
     snapshot = call.snapshot
     allowed = await gate.allowed_now(call.request, snapshot, catalog)
@@ -171,8 +171,6 @@ def install_status_tool(gate: Gate, server: Any) -> None:
 
 def _install_on_fastmcp(gate: Gate, server: Any, name: str) -> None:
     from fastmcp.tools.base import ToolResult
-
-    from statekit.gate.gate import catalog_pass
 
     async def names_of(ctx: Any) -> list[str]:
         token = catalog_pass.set(True)
