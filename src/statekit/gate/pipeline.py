@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import mcp_types as types
@@ -77,6 +77,10 @@ from statekit.gate.store import (
 )
 from statekit.gate.surfaces import _SDK, Surface
 from statekit.gate.timers import apply_timer_actions
+from statekit.gate.wayfinding import guided_refusal
+
+if TYPE_CHECKING:
+    from statekit.gate.gate import Gate
 
 logger = logging.getLogger("statekit.gate")
 
@@ -266,7 +270,7 @@ class GateCallPipeline(GateListing):
         snapshot = None if loaded is None else loaded.record.snapshot
         call = GateCall(name, arguments, self.store_key(key), snapshot, handle, ctx)
         result = await run_with_call(call, lambda: run(call, stripped))
-        if snapshot is None or not self.state_note:
+        if snapshot is None or not self.state_note or name == self.status_tool:
             return result
         allowed = await self.allowed_now(ctx, snapshot, catalog)
         return surface.note(
@@ -317,15 +321,16 @@ class GateCallPipeline(GateListing):
                 )
             )
         if not in_state(name, self._bound_visible(snapshot), binding.is_state_bound):
+            forbidden = refusal(
+                FORBIDDEN,
+                f'Tool "{name}" is not available in the current workflow state '
+                f'"{state_label(snapshot.value)}".',
+                state=snapshot.value,
+                allowed_tools=await self.allowed_now(ctx, snapshot, catalog),
+                details={"blockedTool": name},
+            )
             return surface.refusal(
-                refusal(
-                    FORBIDDEN,
-                    f'Tool "{name}" is not available in the current workflow state '
-                    f'"{state_label(snapshot.value)}".',
-                    state=snapshot.value,
-                    allowed_tools=await self.allowed_now(ctx, snapshot, catalog),
-                    details={"blockedTool": name},
-                )
+                await guided_refusal(cast("Gate", self), forbidden, snapshot, record.timers, name, catalog)
             )
         # An event no active state declares cannot move the workflow: the call runs as a
         # read (no lease, no transition id), and nothing is recorded for it.
