@@ -131,12 +131,10 @@ class GateMiddleware(Middleware):
         context: MiddlewareContext[types.CallToolRequestParams],
         call_next: CallNext[types.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
-        from statekit.gate.gate import Catalog, catalog_pass
+        from statekit.gate.decision import Catalog
+        from statekit.gate.listing import catalog_pass
 
         params = context.message
-        if not self.gate.binds(params.name):
-            return await call_next(context)
-        ctx = request_context(context)
 
         async def catalog() -> list[str]:
             token = catalog_pass.set(True)
@@ -149,12 +147,17 @@ class GateMiddleware(Middleware):
             message = params.model_copy(update={"arguments": stripped})
             return await call_next(context.copy(message=message))
 
-        result: ToolResult = await self.gate.guard(
-            ctx,
+        async def passthrough() -> ToolResult:
+            return await call_next(context)
+
+        # Every call, bound or not, is admitted by the gate's decision before it runs.
+        result: ToolResult = await self.gate.handle_call(
+            request_context(context),
             params.name,
             dict(params.arguments or {}),
             Catalog(catalog),
             run,
+            passthrough,
             FASTMCP_SURFACE,
         )
         return result

@@ -4,7 +4,7 @@
 keeps records behind the gate's compare-and-set store interface, with handles and a TTL.
 """
 
-from statekit.live.service import LiveMachines, MachineLoader
-from statekit.live.session import MAX_EVENTS, LiveRecord
+from statekit.live.service import Compute, LiveMachines, in_process
+from statekit.live.session import MAX_EVENTS, LiveRecord, MachineLoader
 
-__all__ = ["MAX_EVENTS", "LiveMachines", "LiveRecord", "MachineLoader"]
+__all__ = ["MAX_EVENTS", "Compute", "LiveMachines", "LiveRecord", "MachineLoader", "in_process"]

@@ -11,6 +11,12 @@ The stores are asynchronous (the gate runs them on the server's event loop); too
 synchronously, in the caller's thread or a server worker thread. `StoreBridge` runs every
 store call on one private event loop thread, so a store and its client (a `redis.asyncio`
 connection pool, a SQLite connection) only ever see that loop.
+
+Engine work and store work are apart. Everything the engine does (building the machine,
+starting it, stepping events, the snapshot's JSON) is one call of a module-level function of
+`statekit.live.session` through the `compute` hook, `compute(function, *args)`, with JSON-like
+arguments and result; by default it runs here, and a server may run it in a worker process.
+Store reads and compare-and-set writes stay in this process, outside `compute`.
 """
 
 from __future__ import annotations
@@ -22,17 +28,13 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from statekit.analysis.simulate import normalize_events
-from statekit.engine.machine import Machine
 from statekit.errors import ToolError
 from statekit.gate.store import ScanStore, StateStore, StoreConflict
 from statekit.live import session
-
-#: `loader(machine, guards)` -> (machine, normalization): builds the runnable machine for a
-#: stored definition (the tools layer reads every format; this package only steps).
-MachineLoader = Callable[[Any, Mapping[str, bool] | None], tuple[Machine, dict[str, Any]]]
+from statekit.live.session import MachineLoader
 
 DEFAULT_TTL_SECONDS = 3600
 MAX_TTL_SECONDS = 7 * 24 * 3600
@@ -43,6 +45,19 @@ STORE_TIMEOUT_SECONDS = 30.0
 KEY_PREFIX = "statekit-live:"
 
 T = TypeVar("T")
+
+
+class Compute(Protocol):
+    """Runs `function(*args)` and returns its result: `function` is a module-level function of
+    `statekit.live.session` whose arguments and result are picklable (JSON-like values and the
+    loader). A server may run it in a worker process; a `ToolError` it raises is the answer."""
+
+    def __call__(self, function: Callable[..., T], /, *args: Any) -> T: ...
+
+
+def in_process(function: Callable[..., T], /, *args: Any) -> T:
+    """The default `compute`: run the engine work here, in the calling thread."""
+    return function(*args)
 
 
 class StoreBridge:
@@ -79,10 +94,12 @@ class LiveMachines:
     """start / send / get / stop on handles kept in `store`."""
 
     def __init__(self, store: StateStore, loader: MachineLoader, *,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, compute: Compute = in_process) -> None:
         self.store = store
         self._loader = loader
         self._clock = clock
+        #: Where the engine work runs (`Compute`); settable until the first call.
+        self.compute = compute
         self._bridge = StoreBridge()
 
     # -- store access ------------------------------------------------------------------
@@ -118,9 +135,6 @@ class LiveMachines:
             raise ToolError("upstream_error", f"the machine store failed ({type(error).__name__})",
                             {"retryable": True}) from None
 
-    def _machine(self, record: session.LiveRecord) -> tuple[Machine, dict[str, Any]]:
-        return self._loader(record["machine"], record.get("guards"))
-
     def _touch(self, record: session.LiveRecord) -> None:
         record["expiresAtEpoch"] = self._clock() + record["ttlSeconds"]
 
@@ -134,13 +148,13 @@ class LiveMachines:
             raise ToolError("invalid_input", f"ttlSeconds must be between 1 and {MAX_TTL_SECONDS}")
         definition = {"machine": machine, "input": input_value, "guards": dict(guards or {}),
                       "ttlSeconds": ttl}
-        runnable, normalization = self._loader(machine, guards)
-        record, snapshot, actions = session.start_record(runnable, definition)
+        started = self.compute(session.start_machine, self._loader, definition)
+        record = started["record"]
         self._touch(record)
         handle = "lm_" + secrets.token_urlsafe(16)
         self._save(handle, record, None)
-        return {"machineHandle": handle, "snapshot": session.snapshot_json(snapshot), "actions": actions,
-                "expiresAt": _iso(record["expiresAtEpoch"]), "normalization": normalization}
+        return {"machineHandle": handle, "snapshot": started["snapshot"], "actions": started["actions"],
+                "expiresAt": _iso(record["expiresAtEpoch"]), "normalization": started["normalization"]}
 
     def send(self, handle: str, events: Sequence[Mapping[str, Any] | str], advance_ms: float = 0) -> dict[str, Any]:
         """Events (`{type, ...payload}` or a bare type), then the clock: `{steps, snapshot, expiresAt, stopped}`."""
@@ -149,28 +163,26 @@ class LiveMachines:
             raise ToolError("invalid_input", f"advanceMs must be between 0 and {session.MAX_ADVANCE_MS}")
         for _attempt in range(MAX_RETRIES):
             record, version = self._load(handle)
-            runnable, _normalization = self._machine(record)
-            stepped = session.send(runnable, record, normalized, advance_ms)
-            self._touch(record)
+            stepped = self.compute(session.send_events, self._loader, record, normalized, advance_ms)
+            moved = stepped["record"]
+            self._touch(moved)
             try:
-                self._save(handle, record, version)
+                self._save(handle, moved, version)
             except StoreConflict:
                 continue  # another call saved first: replay ours on its result
-            return {"steps": stepped.steps, "snapshot": session.snapshot_json(stepped.snapshot),
-                    "clockMs": record["clockMs"], "expiresAt": _iso(record["expiresAtEpoch"]),
-                    "stopped": stepped.stopped}
+            return {"steps": stepped["steps"], "snapshot": stepped["snapshot"],
+                    "clockMs": moved["clockMs"], "expiresAt": _iso(moved["expiresAtEpoch"]),
+                    "stopped": stepped["stopped"]}
         raise ToolError("conflict", f"the handle was changed by other calls {MAX_RETRIES} times in a row; retry",
                         {"retryable": True})
 
     def get(self, handle: str) -> dict[str, Any]:
         """`{snapshot, enabledEvents, pendingTimers, expiresAt, clockMs, normalization}` (reads only)."""
         record, _version = self._load(handle)
-        runnable, normalization = self._machine(record)
-        snapshot = session.restore(runnable, record)
-        return {"snapshot": session.snapshot_json(snapshot),
-                "enabledEvents": session.enabled_events(snapshot),
+        seen = self.compute(session.read_machine, self._loader, record)
+        return {"snapshot": seen["snapshot"], "enabledEvents": seen["enabledEvents"],
                 "pendingTimers": session.pending_timers(record), "clockMs": record["clockMs"],
-                "expiresAt": _iso(record["expiresAtEpoch"]), "normalization": normalization}
+                "expiresAt": _iso(record["expiresAtEpoch"]), "normalization": seen["normalization"]}
 
     def stop(self, handle: str) -> dict[str, Any]:
         """Stop the machine and forget it: later calls on the handle are `not_found`."""
