@@ -401,3 +401,15 @@ async def test_two_tokens_over_http_are_two_tenants_with_their_own_quota(mode: s
             assert outcome(await alice.call_tool("send_events", {"machineHandle": theirs["machineHandle"],
                                                                  "events": ["FLIP"]})) == "not_found"
             assert outcome(await alice.call_tool("stop_machine", {"machineHandle": handle}))["stopped"] is True
+
+
+def test_the_quota_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STATEKIT_LIVE_MAX_MACHINES", "1")
+    monkeypatch.setenv("STATEKIT_LIVE_MAX_BYTES", "5000000")
+    context = ToolContext.from_environment()
+    assert (context.live_max_machines, context.live_max_bytes) == (1, 5_000_000)
+    call("start_machine", {"machine": TOGGLE}, context=context)
+    assert code_of("start_machine", {"machine": TOGGLE}, context) == "quota_exceeded"
+    monkeypatch.setenv("STATEKIT_LIVE_MAX_MACHINES", "none")
+    with pytest.raises(ValueError):
+        ToolContext.from_environment()
