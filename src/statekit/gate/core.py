@@ -38,6 +38,7 @@ from statekit.gate.listen import KeyedListenHandler
 from statekit.gate.locks import KeyedLocks
 from statekit.gate.properties import require_properties
 from statekit.gate.record import (
+    Record,
     RecordDecoder,
     snapshot_json_of,
 )
@@ -104,6 +105,7 @@ class GateCore:
         on_transition: TransitionHook | Sequence[TransitionHook] | None = None,
         history_size: int = 20,
         properties: Sequence[Mapping[str, Any]] | None = None,
+        status_tool: str | None = None,
     ) -> None:
         """`workflow` is an XState v5 config dict or a machine from `statekit.create_machine`.
 
@@ -118,6 +120,8 @@ class GateCore:
         (epoch seconds) drives timers and leases. `history_size` transitions are kept in
         each record as an audit trail. `properties` (as `check_machine_properties` takes
         them) must hold over every state the workflow can reach, or the gate is not made.
+        `status_tool` names an always-listed tool the gate serves, answering the state, the
+        tools allowed now and the route to every other bound tool (`gate/wayfinding.py`).
         """
         if mode not in ("session", "handle"):
             raise GateConfigError(f"mode must be 'session' or 'handle', not {mode!r}")
@@ -145,6 +149,7 @@ class GateCore:
         self.state_note = state_note
         self.clock = clock
         self.history_size = history_size
+        self.status_tool = status_tool
         hooks: Sequence[TransitionHook]
         if on_transition is None:
             hooks = ()
@@ -376,6 +381,14 @@ class GateCore:
     def compact_description(self, tool_name: str) -> str | None:
         """The description listed while the workflow is in its initial state, if one was given."""
         return self._compact.get(tool_name)
+
+    def creates_workflows(self, tool_name: str) -> bool:
+        """Handle mode: True for the tools that start a new workflow (`creates_handle=True`)."""
+        return tool_name in self._creators
+
+    def decode_record(self, store_key: str, text: str) -> Record:
+        """A stored record's text as a `Record` (raises `CorruptRecord`)."""
+        return self._decoder.decode(store_key, text)
 
     def store_key(self, key: WorkflowKey) -> str:
         """Where `key`'s record lives in the store."""

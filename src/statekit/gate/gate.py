@@ -45,6 +45,7 @@ from statekit.gate.store import (
     StoreConflictLoop,
     StoreError,
 )
+from statekit.gate.wayfinding import install_status_tool
 
 __all__ = ["Catalog", "Gate", "catalog_pass"]
 
@@ -71,6 +72,8 @@ class Gate(GateCallPipeline):
         if self._installed:
             raise GateConfigError("this gate is already installed")
         self._check_modes()
+        if self.status_tool is not None:
+            install_status_tool(self, server)
         if type(server).__module__.startswith("fastmcp"):
             from statekit.gate.fastmcp_middleware import install_on_fastmcp
 

@@ -152,6 +152,10 @@ class GateListing(GateState):
             next_cursor = inner.next_cursor
         return tools, next_cursor
 
+    async def catalog_names(self, ctx: Any) -> list[str]:
+        """SDK servers: the names of every tool the caller can list, before any gate's state filter."""
+        return await self._catalog_names(ctx)
+
     async def _catalog_names(self, ctx: Any) -> list[str]:
         tools, _ = await self._catalog(ctx, None, unfiltered=True)
         return [tool.name for tool in tools]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
@@ -24,9 +25,21 @@ _SESSION_KEYS = 10_000
 class GateNotices(GateCore):
     """Transition hooks and list-change notifications."""
 
-    def add_transition_hook(self, hook: TransitionHook) -> None:
-        """Call `hook(TransitionInfo)` after every committed transition (its failures are logged only)."""
+    def add_transition_hook(self, hook: TransitionHook) -> Callable[[], bool]:
+        """Call `hook(TransitionInfo)` after every committed transition (its failures are logged only).
+
+        Returns a function that removes the hook again (as MCP Fusion's `onTransition` does).
+        """
         self._hooks.append(hook)
+        return lambda: self.remove_transition_hook(hook)
+
+    def remove_transition_hook(self, hook: TransitionHook) -> bool:
+        """Stop calling `hook`; False when it was not registered (or already removed)."""
+        try:
+            self._hooks.remove(hook)
+        except ValueError:
+            return False
+        return True
 
     def _remember_session(self, ctx: Any, key: WorkflowKey) -> None:
         if self.mode != "session" or is_modern(ctx):

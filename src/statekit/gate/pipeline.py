@@ -34,12 +34,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import mcp_types as types
 
 from statekit.engine import transition
+from statekit.engine.algorithm import candidates
 from statekit.errors import EngineError
 from statekit.gate.bindings import Binding
 from statekit.gate.calls import GateCall, run_with_call
@@ -76,6 +77,10 @@ from statekit.gate.store import (
 )
 from statekit.gate.surfaces import _SDK, Surface
 from statekit.gate.timers import apply_timer_actions
+from statekit.gate.wayfinding import guided_refusal
+
+if TYPE_CHECKING:
+    from statekit.gate.gate import Gate
 
 logger = logging.getLogger("statekit.gate")
 
@@ -265,7 +270,7 @@ class GateCallPipeline(GateListing):
         snapshot = None if loaded is None else loaded.record.snapshot
         call = GateCall(name, arguments, self.store_key(key), snapshot, handle, ctx)
         result = await run_with_call(call, lambda: run(call, stripped))
-        if snapshot is None or not self.state_note:
+        if snapshot is None or not self.state_note or name == self.status_tool:
             return result
         allowed = await self.allowed_now(ctx, snapshot, catalog)
         return surface.note(
@@ -316,17 +321,20 @@ class GateCallPipeline(GateListing):
                 )
             )
         if not in_state(name, self._bound_visible(snapshot), binding.is_state_bound):
-            return surface.refusal(
-                refusal(
-                    FORBIDDEN,
-                    f'Tool "{name}" is not available in the current workflow state '
-                    f'"{state_label(snapshot.value)}".',
-                    state=snapshot.value,
-                    allowed_tools=await self.allowed_now(ctx, snapshot, catalog),
-                    details={"blockedTool": name},
-                )
+            forbidden = refusal(
+                FORBIDDEN,
+                f'Tool "{name}" is not available in the current workflow state '
+                f'"{state_label(snapshot.value)}".',
+                state=snapshot.value,
+                allowed_tools=await self.allowed_now(ctx, snapshot, catalog),
+                details={"blockedTool": name},
             )
-        event_type = binding.event
+            return surface.refusal(
+                await guided_refusal(cast("Gate", self), forbidden, snapshot, record.timers, name, catalog)
+            )
+        # An event no active state declares cannot move the workflow: the call runs as a
+        # read (no lease, no transition id), and nothing is recorded for it.
+        event_type = binding.event if declares_event(snapshot, binding.event) else None
         transition_id = None if event_type is None else f"{store_key}#{record.step + 1}"
         call = GateCall(name, arguments, store_key, snapshot, handle, ctx, transition_id)
         if event_type is None:
@@ -362,7 +370,10 @@ class GateCallPipeline(GateListing):
             "type": event_type,
         }
         try:
-            next_snapshot, actions = transition(self.machine, snapshot, event)
+            # XState's `snapshot.can`: whether a transition is taken (guards see the event).
+            enabled = snapshot.can(event)
+            if enabled:
+                next_snapshot, actions = transition(self.machine, snapshot, event)
         except EngineError as error:
             # e.g. a guard raised. The handler ran; the workflow stays where it was.
             logger.exception("statekit.gate: event %s from %s failed", event_type, name)
@@ -372,6 +383,20 @@ class GateCallPipeline(GateListing):
                 error_result(
                     f'Tool "{name}" ran, but the workflow could not take event {event_type}: {error}'
                 )
+            )
+        if not enabled:
+            # The state ignores the event (a guard said no, or no transition does anything):
+            # not a transition, so no hook, no audit entry, no step, no transition id used.
+            with anyio.CancelScope(shield=True):
+                await self._release(store_key, record, reserved_version)
+            if not self.state_note:
+                return result
+            return surface.note(
+                result,
+                state=snapshot.value,
+                allowed=await self.allowed_now(ctx, snapshot, catalog),
+                handle_argument=self.state_handle_key,
+                handle=handle,
             )
         now = self.clock()
         timers = apply_timer_actions(record.timers, actions, now)
@@ -476,13 +501,14 @@ class GateCallPipeline(GateListing):
         if binding.event is not None:
             event_data = self._event_data.get(name, default_event_data)
             event = {**event_data(stripped, result), "type": binding.event}
-            before = snapshot.value
-            snapshot, actions = transition(self.machine, snapshot, event)
-            timers = apply_timer_actions(timers, actions, now)
-            step = 1
-            history.append(
-                AuditEntry(before, snapshot.value, binding.event, name, f"{store_key}#1", now)
-            )
+            if snapshot.can(event):
+                before = snapshot.value
+                snapshot, actions = transition(self.machine, snapshot, event)
+                timers = apply_timer_actions(timers, actions, now)
+                step = 1
+                history.append(
+                    AuditEntry(before, snapshot.value, binding.event, name, f"{store_key}#1", now)
+                )
         # A fresh random handle: nobody else can be writing it, so "absent" is the expected version.
         try:
             text, saved = self._encode(snapshot, None, step, None, timers=timers, history=history)
@@ -502,3 +528,10 @@ class GateCallPipeline(GateListing):
             handle_argument=self.state_handle_key,
             handle=handle,
         )
+
+
+def declares_event(snapshot: Any, event_type: str | None) -> bool:
+    """Whether some active state declares a transition for `event_type` (guards not asked)."""
+    if event_type is None:
+        return False
+    return any(candidates(node, event_type) for node in snapshot.nodes)
