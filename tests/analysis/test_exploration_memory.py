@@ -29,6 +29,7 @@ import pytest
 
 from statekit.analysis import paths as paths_module
 from statekit.analysis.budget import Budget
+from statekit.analysis.implemented import ImplementedMachine
 from statekit.analysis.paths import MAX_LIMIT, generate_graph_paths
 from statekit.analysis.properties import check_machine_properties
 from statekit.model import parse_machine
@@ -63,7 +64,7 @@ def _per_state(run: Callable[[], dict[str, Any]], states_of: Callable[[dict[str,
 
 @pytest.mark.parametrize("algorithm", ["shortest", "simple"])
 def test_path_search_keeps_at_most_1kb_per_explored_state(algorithm: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    model = parse_machine(toggles())
+    model = ImplementedMachine.of_config(parse_machine(toggles()))
     # The simple-path search itself keeps one path (a stack as deep as the path); 20,000
     # visits show it as well as a million, in a fiftieth of the time.
     monkeypatch.setattr(paths_module, "MAX_SIMPLE_PATHS", 20_000)
@@ -80,7 +81,7 @@ def test_path_search_keeps_at_most_1kb_per_explored_state(algorithm: str, monkey
 
 
 def test_property_check_keeps_at_most_1kb_per_explored_state() -> None:
-    model = parse_machine(toggles())
+    model = ImplementedMachine.of_config(parse_machine(toggles()))
     properties = [{"type": "reachable", "state": {"r19": "b"}}, {"type": "deadlockFree"},
                   {"type": "canAlwaysReach", "state": {"r0": "b"}},
                   {"type": "precedes", "first": {"r0": "b"}, "then": {"r1": "b"}}]
@@ -96,7 +97,7 @@ def test_property_check_keeps_at_most_1kb_per_explored_state() -> None:
 
 
 def test_the_result_says_what_the_graph_keeps() -> None:
-    result = generate_graph_paths(parse_machine(toggles(8)), "shortest")
+    result = generate_graph_paths(ImplementedMachine.of_config(parse_machine(toggles(8))))
     kept = result["execution"]["graphBytes"]
     assert result["execution"]["statesExplored"] == 256
     # Records, edge arrays and tables: a few hundred bytes per state, far from a snapshot each.
