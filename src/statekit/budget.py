@@ -24,6 +24,7 @@ bottom of the layer contract (only `errors` below it), so every layer may call i
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -164,6 +165,23 @@ def charge_output(size: int) -> None:
     budget = _current.get()
     if budget is not None:
         budget.charge(size)
+
+
+def check_result_size(result: object) -> None:
+    """Refuse now, with `output_too_large`, a result over the current call's output limit.
+
+    For a tool that changes state: it checks its answer before it commits, so a call refused
+    for its size leaves nothing behind (the pipeline checks every result again at its end).
+    """
+    budget = _current.get()
+    if budget is None or budget.max_output_bytes is None:
+        return
+    try:
+        size = len(json.dumps(result, ensure_ascii=False, allow_nan=True).encode("utf-8", "replace"))
+    except (TypeError, ValueError, RecursionError):
+        return  # not JSON: the pipeline's own check answers it (internal_error)
+    if size > budget.max_output_bytes:
+        raise BudgetStop(output_limit_error(budget.max_output_bytes, size))
 
 
 def report_progress(done: float, total: float | None = None, message: str | None = None) -> None:

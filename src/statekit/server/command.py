@@ -69,6 +69,9 @@ def _call_limits(args: ServeOptions) -> dict[str, Any]:
         limits["call_seconds"] = args.call_timeout
     if getattr(args, "max_output_bytes", None) is not None:
         limits["max_output_bytes"] = args.max_output_bytes
+    for option in ("live_max_machines", "live_max_bytes"):
+        if getattr(args, option, None) is not None:
+            limits[option] = getattr(args, option)
     return limits
 
 
