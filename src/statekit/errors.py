@@ -24,6 +24,8 @@ ErrorCode = Literal[
     "deadline_exceeded",
     "output_too_large",
     "cancelled",
+    # The call passed its memory budget (`--call-memory`): the call supervisor stopped it.
+    "resource_exhausted",
 ]
 
 ERROR_CODES: Final[frozenset[str]] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]

@@ -141,6 +141,7 @@ register(ToolSpec(
     function=_start,
     annotations=CHANGES_STATE,
     takes_context=True,
+    host_side=True,
     summarize=lambda r: f"Started {r['machineHandle']} in {r['snapshot']['value']}; expires {r['expiresAt']}.",
 ))
 
@@ -177,6 +178,7 @@ register(ToolSpec(
     function=_send,
     annotations=CHANGES_STATE,
     takes_context=True,
+    host_side=True,
     summarize=_steps_summary,
 ))
 
@@ -206,6 +208,7 @@ register(ToolSpec(
     function=_get,
     annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=True),
     takes_context=True,
+    host_side=True,
     summarize=_snapshot_summary,
 ))
 
@@ -220,5 +223,6 @@ register(ToolSpec(
     function=_stop,
     annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=True),
     takes_context=True,
+    host_side=True,
     summarize=lambda r: f"Stopped (last state {r.get('value')}).",
 ))
