@@ -24,6 +24,7 @@ bottom of the layer contract (only `errors` below it), so every layer may call i
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -179,14 +180,16 @@ def current_budget() -> CallBudget | None:
     return _current.get()
 
 
-def check_budget() -> None:
+def check_budget(*, force: bool = False) -> None:
     """Stop the work (raise `BudgetStop`) if the current call is cancelled or out of time.
 
     Cheap enough for inner loops: a context-variable read, and a clock read every 32 calls.
+    `force` reads the clock now: for a loop whose every turn may be long (one turn runs
+    sandboxed JavaScript for up to its per-call limit), where 32 turns would overrun by far.
     """
     budget = _current.get()
     if budget is not None:
-        budget.check()
+        budget.check(force=force)
 
 
 def charge_output(size: int) -> None:
@@ -194,6 +197,23 @@ def charge_output(size: int) -> None:
     budget = _current.get()
     if budget is not None:
         budget.charge(size)
+
+
+def check_result_size(result: object) -> None:
+    """Refuse now, with `output_too_large`, a result over the current call's output limit.
+
+    For a tool that changes state: it checks its answer before it commits, so a call refused
+    for its size leaves nothing behind (the pipeline checks every result again at its end).
+    """
+    budget = _current.get()
+    if budget is None or budget.max_output_bytes is None:
+        return
+    try:
+        size = len(json.dumps(result, ensure_ascii=False, allow_nan=True).encode("utf-8", "replace"))
+    except (TypeError, ValueError, RecursionError):
+        return  # not JSON: the pipeline's own check answers it (internal_error)
+    if size > budget.max_output_bytes:
+        raise BudgetStop(output_limit_error(budget.max_output_bytes, size))
 
 
 def report_progress(done: float, total: float | None = None, message: str | None = None) -> None:

@@ -13,19 +13,18 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+from server_test_support import start_statekit_http
 
 CLIENTS = int(os.environ.get("STATEKIT_SOAK_CLIENTS", "6"))
 SECONDS = float(os.environ.get("STATEKIT_SOAK_SECONDS", "8"))
 #: Peak resident memory the server may reach (it starts near 100 MB with the SDK loaded).
 MEMORY_CEILING_MB = 600
 TOKEN = "soak-token-0123456789abcdef"
-SRC = str(Path(__file__).resolve().parents[2] / "src")
 PLAYER = {"id": "player", "initial": "paused", "states": {"paused": {"on": {"PLAY": "playing"}},
                                                           "playing": {"on": {"STOP": "paused"}}}}
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream",
@@ -54,22 +53,6 @@ def peak_memory_mb(pid: int) -> float:
     return int(match.group(1)) / 1024
 
 
-async def start_server() -> tuple[asyncio.subprocess.Process, str]:
-    environment = {**os.environ, "PYTHONPATH": SRC, "STATEKIT_TOKENS": TOKEN, "STATEKIT_PROVIDER": "none"}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "statekit.server", "--http", "--port", "0", "--max-source-bytes", "65536",
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-        env=environment)
-    assert process.stderr is not None
-    async with asyncio.timeout(60):
-        while True:
-            line = (await process.stderr.readline()).decode()
-            assert line, "the server exited before listening"
-            found = re.search(r"listening on (http://\S+)", line)
-            if found:
-                return process, found.group(1)
-
-
 async def client(url: str, number: int, stop_at: float, outcomes: dict[str, int]) -> None:
     async with httpx2.AsyncClient(timeout=60) as http:
         request_id = 0
@@ -91,7 +74,9 @@ async def client(url: str, number: int, stop_at: float, outcomes: dict[str, int]
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")
 async def test_many_clients_for_a_while_get_no_errors_within_a_memory_ceiling() -> None:
-    process, url = await start_server()
+    server = await start_statekit_http("--max-source-bytes", "65536",
+                                       environment={"STATEKIT_TOKENS": TOKEN, "STATEKIT_PROVIDER": "none"})
+    process, url = server.process, server.url
     try:
         outcomes: dict[str, int] = {}
         stop_at = asyncio.get_running_loop().time() + SECONDS
@@ -99,8 +84,7 @@ async def test_many_clients_for_a_while_get_no_errors_within_a_memory_ceiling() 
         peak = peak_memory_mb(process.pid)
         assert process.returncode is None, "the server died under load"
     finally:
-        process.terminate()
-        await process.wait()
+        await server.stop()
     assert outcomes.get("ok", 0) >= CLIENTS  # every client got answers
     print(f"soak: {CLIENTS} clients x {SECONDS:g} s: {outcomes} answered; server peak {peak:.0f} MB")
     assert peak < MEMORY_CEILING_MB, f"the server peaked at {peak:.0f} MB"

@@ -21,7 +21,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from statekit.analysis.simulate import build_simulation_machine
+from statekit.analysis.simulate import ImplementedMachine, build_simulation_machine
 from statekit.errors import ToolError
 from statekit.gate.store import MemoryStore
 from statekit.live import LiveMachines
@@ -75,7 +75,7 @@ def test_unknown_and_forged_handles_are_not_found() -> None:
 
 
 def _loader(machine: Any, guards: Any) -> Any:
-    return build_simulation_machine(parse_machine(machine), guards)
+    return build_simulation_machine(ImplementedMachine.of_config(parse_machine(machine)), guards)
 
 
 def test_a_handle_expires_after_its_ttl_without_use() -> None:
@@ -194,3 +194,44 @@ def test_a_live_machine_names_the_children_it_does_not_run() -> None:
     assert started["normalization"]["actorsNotRun"] == ["poller", "xstate.invoke.0.(machine).a"]
     plain = call("start_machine", {"machine": CHECKOUT})
     assert "actorsNotRun" not in plain["normalization"]
+
+
+# -- the compute seam ---------------------------------------------------------------------------
+
+_inside_compute = threading.local()
+
+
+def _checked_loader(machine: Any, guards: Any) -> Any:
+    """A module-level loader (it pickles by reference) that refuses to build outside compute."""
+    from statekit.tools.live_tools import runnable_machine
+
+    assert getattr(_inside_compute, "active", False), "the machine was built outside compute"
+    return runnable_machine(machine, guards)
+
+
+def test_every_engine_step_goes_through_compute_with_picklable_values() -> None:
+    """The server may run the engine work in a worker process: every call's engine work is one
+    `compute(function, *args)` of a module-level function of statekit.live.session, with arguments
+    and result that survive pickling, and the loader (the engine's entry) never runs outside it."""
+    import pickle
+
+    from statekit.live import session
+
+    ran: list[str] = []
+
+    def worker(function: Any, *args: Any) -> Any:
+        function, args = pickle.loads(pickle.dumps((function, args)))
+        assert getattr(session, function.__name__) is function
+        ran.append(function.__name__)
+        _inside_compute.active = True
+        try:
+            return pickle.loads(pickle.dumps(function(*args)))
+        finally:
+            _inside_compute.active = False
+
+    live = LiveMachines(MemoryStore(), _checked_loader, compute=worker)
+    handle = live.start(CHECKOUT, guards={"hasItems": True})["machineHandle"]
+    live.send(handle, ["ADD", "CHECKOUT"], advance_ms=900000)
+    assert live.get(handle)["snapshot"]["value"] == "cart"
+    live.stop(handle)
+    assert ran == ["start_machine", "send_events", "read_machine"]

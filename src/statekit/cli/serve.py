@@ -59,7 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """`statekit serve`'s options (also `python -m statekit.server`)."""
     from statekit.budget import DEFAULT_CALL_SECONDS, DEFAULT_MAX_OUTPUT_BYTES
     from statekit.server.command import DEFAULT_HOST, DEFAULT_PORT
-    from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES
+    from statekit.tools.registry import (
+        DEFAULT_LIVE_MAX_BYTES,
+        DEFAULT_LIVE_MAX_MACHINES,
+        DEFAULT_MAX_SOURCE_BYTES,
+    )
 
     """Add the `serve` options to `parser`."""
     parser.add_argument(
@@ -87,7 +91,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-body-bytes",
         type=_positive_int,
         default=None,
-        help="largest HTTP request body (default: derived)",
+        help="largest request: an HTTP body or a stdio line; a longer stdio line is discarded unread and "
+        "answered -32600 (default: twice --max-source-bytes plus 1 MiB, at least 4 MiB)",
     )
     parser.add_argument(
         "--call-timeout", type=_positive_seconds, default=None,
@@ -177,6 +182,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where state that outlives a call is kept (live machines): memory:// (default), "
         "sqlite:///path/to/file.db or redis://host:port/db; several servers on one store share it "
         "(default: $STATEKIT_STORE, else memory://)",
+    )
+    parser.add_argument(
+        "--live-max-machines", type=_positive_int, default=None, metavar="N",
+        help=f"live machines one caller (one bearer token; everyone without auth) may keep; more are refused "
+        f"with quota_exceeded (default $STATEKIT_LIVE_MAX_MACHINES or {DEFAULT_LIVE_MAX_MACHINES})",
+    )
+    parser.add_argument(
+        "--live-max-bytes", type=_positive_int, default=None, metavar="BYTES",
+        help=f"bytes of stored live machines one caller may keep (default $STATEKIT_LIVE_MAX_BYTES or "
+        f"{DEFAULT_LIVE_MAX_BYTES})",
     )
     parser.add_argument(
         "--verify-driver",

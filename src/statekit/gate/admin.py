@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from statekit.engine import Machine, initial_transition, restore_snapshot
+from statekit.gate.hooks import TransitionInfo
 from statekit.gate.keys import WorkflowKey
 from statekit.gate.record import AuditEntry, RecordDecoder, Timer, encode_record
 from statekit.gate.store import CorruptRecord, StateStore
@@ -131,6 +132,12 @@ class GateAdmin:
             now=now,
         )
         await self.store.save(store_key, text, version)
+        # As TransitionInfo documents: an admin action is a transition with no tool.
+        await self._gate._run_hooks(
+            TransitionInfo(
+                store_key, before, snapshot.value, event, None, f"{store_key}#{step + 1}", now
+            )
+        )
         result = await self.inspect(store_key)
         assert result is not None
         return result

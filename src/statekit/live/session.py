@@ -6,6 +6,12 @@ machine as it was given, its input and static guard results, the persisted snaps
 kept between calls, so a record is the whole truth and the store's compare-and-set on it
 makes each call atomic.
 
+The functions at the end (`start_machine`, `send_events`, `read_machine`) are the whole engine
+work of a call as JSON in, JSON out: the service hands them to its `compute` hook, which may
+run them in this process or in a worker process (their arguments and results pickle: JSON-like
+values and the loader, a module-level function pickled by reference). Each works on its own
+copy of the record it is given and returns the new one; nothing else is changed.
+
 Delayed events are what XState's scheduler would hold: a `raise` with a delay (which is how
 `after` transitions are built) schedules its event under its id (or its type), `cancel`
 drops it, and a machine that stops running (done, error) drops them all. Advancing the
@@ -16,12 +22,14 @@ step, so a timer scheduled by a timer fires in the same advance if it falls due 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from statekit.analysis.paths import EventEnumerator
 from statekit.analysis.simulate import step_record
+from statekit.budget import charge_output
 from statekit.engine.actions import ExecutableAction
 from statekit.engine.api import initial_transition, restore_snapshot, transition
 from statekit.engine.machine import Machine
@@ -39,6 +47,10 @@ MAX_ADVANCE_MS = 366 * 24 * 3600 * 1000
 RECORD_VERSION = 1
 
 LiveRecord = dict[str, Any]
+#: `loader(machine, guards)` -> (machine, normalization): builds the runnable machine for a
+#: stored definition (the tools layer reads every format; this package only steps). A
+#: module-level function, so it pickles by reference into a worker process.
+MachineLoader = Callable[[Any, Mapping[str, bool] | None], tuple[Machine, dict[str, Any]]]
 
 
 @dataclass
@@ -86,20 +98,27 @@ def _store(record: LiveRecord, timers: Sequence[PendingTimer]) -> None:
                          **({} if timer.named else {"named": False})} for timer in timers]
 
 
+def _charged(step: dict[str, Any]) -> dict[str, Any]:
+    """Count a step toward the call's output limit as it is made (a call that will be too large
+    stops at the step that crosses the limit, before the rest is computed)."""
+    charge_output(len(json.dumps(step, ensure_ascii=False, default=str)))
+    return step
+
+
 def _step(machine: Machine, record: LiveRecord, snapshot: Snapshot, event: Mapping[str, Any],
           steps: list[dict[str, Any]]) -> tuple[Snapshot, str | None]:
     if snapshot.status != "active":
         # A running actor that is done (or failed) ignores events, as XState's actors do.
-        steps.append({**step_record(event, snapshot, []), "atMs": record["clockMs"]})
+        steps.append(_charged({**step_record(event, snapshot, []), "atMs": record["clockMs"]}))
         return snapshot, None
     try:
         next_snapshot, actions = transition(machine, snapshot, event)
     except EngineError as error:
         errored = snapshot.clone(status="error", error=error.describe())
-        steps.append({**step_record(event, errored, []), "atMs": record["clockMs"]})
-        record["timers"].clear()
+        steps.append(_charged({**step_record(event, errored, []), "atMs": record["clockMs"]}))
+        record["timers"] = []
         return errored, f"the machine threw on event '{event['type']}': {error.describe()}"
-    steps.append({**step_record(event, next_snapshot, [a.type for a in actions]), "atMs": record["clockMs"]})
+    steps.append(_charged({**step_record(event, next_snapshot, [a.type for a in actions]), "atMs": record["clockMs"]}))
     _schedule(record, next_snapshot, actions)
     return next_snapshot, None
 
@@ -183,3 +202,34 @@ def enabled_events(snapshot: Snapshot) -> list[str]:
         if can:
             enabled.append(descriptor)
     return enabled
+
+
+# -- the engine work of one call, JSON in and JSON out (what the service's `compute` runs) ----
+
+
+def start_machine(loader: MachineLoader, definition: Mapping[str, Any]) -> dict[str, Any]:
+    """A new machine for `definition` (`machine`, `input`, `guards`, `ttlSeconds`):
+    `{record, snapshot, actions, normalization}`."""
+    machine, normalization = loader(definition["machine"], definition.get("guards"))
+    record, snapshot, actions = start_record(machine, definition)
+    return {"record": record, "snapshot": snapshot_json(snapshot), "actions": actions,
+            "normalization": normalization}
+
+
+def send_events(loader: MachineLoader, record: LiveRecord, events: Sequence[Mapping[str, Any]],
+                advance_ms: float) -> dict[str, Any]:
+    """`record` after `events` (normalized: `{type, ...}`) and `advance_ms` of clock:
+    `{record, steps, snapshot, stopped}`."""
+    machine, _normalization = loader(record["machine"], record.get("guards"))
+    moved = dict(record)  # top-level copy: every change below replaces a top-level key
+    stepped = send(machine, moved, events, advance_ms)
+    return {"record": moved, "steps": stepped.steps, "snapshot": snapshot_json(stepped.snapshot),
+            "stopped": stepped.stopped}
+
+
+def read_machine(loader: MachineLoader, record: LiveRecord) -> dict[str, Any]:
+    """What `get_machine_snapshot` shows of `record`: `{snapshot, enabledEvents, normalization}`."""
+    machine, normalization = loader(record["machine"], record.get("guards"))
+    snapshot = restore(machine, record)
+    return {"snapshot": snapshot_json(snapshot), "enabledEvents": enabled_events(snapshot),
+            "normalization": normalization}

@@ -79,6 +79,8 @@ class ToolCaller:
         arguments: Mapping[str, Any] | None,
         meta: Mapping[str, Any] | None,
         progress: ProgressSender | None = None,
+        *,
+        principal: str | None = None,
     ) -> types.CallToolResult:
         """Run `spec` on `arguments`; every failure becomes an `isError` result, never an exception.
 
@@ -86,8 +88,10 @@ class ToolCaller:
         When the client cancels the request (or its transport goes away) the task running this
         is cancelled: the budget is cancelled too, so the worker stops at its next check (and the
         supervisor kills it after a grace). If the work overruns its deadline without reaching a
-        check, the supervisor kills its worker and the caller is answered `deadline_exceeded`. `progress` passes the work's progress reports to the
-        client (a no-op unless it sent a progress token).
+        check, the supervisor kills its worker and the caller is answered `deadline_exceeded`.
+        `progress` passes the work's progress reports to the client (a no-op unless it sent a
+        progress token). `principal` is who the HTTP bearer guard authenticated (None: no
+        authentication), passed on to the pipeline.
         """
         started = time.perf_counter()
         error_code: str | None = None
@@ -98,7 +102,7 @@ class ToolCaller:
             grace = None if budget.seconds is None else budget.seconds + _DEADLINE_GRACE_SECONDS
             with anyio.move_on_after(grace) as overrun:
                 structured, text, blocks = await anyio.to_thread.run_sync(
-                    self._run, spec, arguments, budget, abandon_on_cancel=True)
+                    self._run, spec, arguments, budget, principal, abandon_on_cancel=True)
             if overrun.cancelled_caught:
                 logger.warning("tool %s overran its %ss budget without reaching a check; abandoned",
                                spec.name, budget.seconds)
@@ -127,15 +131,16 @@ class ToolCaller:
         return result
 
     def _run(
-        self, spec: ToolSpec, arguments: Mapping[str, Any] | None, budget: CallBudget | None = None
+        self, spec: ToolSpec, arguments: Mapping[str, Any] | None, budget: CallBudget | None = None,
+        principal: str | None = None,
     ) -> tuple[JSONObject, str, list[types.ContentBlock]]:
         context = self.context if self.context is not None else registry.default_context()
         if self.supervisor is not None:
             structured = self.supervisor.call(spec, arguments, context, max_source_bytes=self.max_source_bytes,
-                                              budget=budget)
+                                              budget=budget, principal=principal)
         else:
             structured = registry.run_call(spec, arguments, context, max_source_bytes=self.max_source_bytes,
-                                           budget=budget)
+                                           budget=budget, principal=principal)
         blocks = self._take_content_blocks(spec, structured)
         try:
             text = (

@@ -76,6 +76,9 @@ def _call_limits(args: ServeOptions) -> dict[str, Any]:
         limits["max_output_bytes"] = args.max_output_bytes
     if getattr(args, "call_memory", None) is not None:
         limits["call_memory"] = args.call_memory
+    for option in ("live_max_machines", "live_max_bytes"):
+        if getattr(args, option, None) is not None:
+            limits[option] = getattr(args, option)
     return limits
 
 
@@ -118,7 +121,9 @@ def _run_stdio(args: ServeOptions) -> int:
     except ValueError as exc:
         print(f"statekit serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    anyio.run(serve_stdio, server)
+    from statekit.server.jsonrpc_limits import default_max_message_bytes
+
+    anyio.run(serve_stdio, server, args.max_body_bytes or default_max_message_bytes(args.max_source_bytes))
     return EXIT_OK
 
 

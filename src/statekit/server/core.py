@@ -21,6 +21,7 @@ from mcp.server.lowlevel import Server
 from statekit import __version__
 from statekit.errors import ErrorCode
 from statekit.hosted.provider import DEFAULT_CLIENT_ID
+from statekit.server.access import request_principal
 from statekit.server.app_resource import install_app_resources
 from statekit.server.calls import ToolCaller, error_result
 from statekit.server.catalog import list_tools_result, select_tools
@@ -192,7 +193,8 @@ def _install_call_handler(
         if spec is not None:
             session = getattr(ctx, "session", None)
             progress = getattr(session, "report_progress", None)
-            return await caller.call(spec, params.arguments, params.meta, progress)
+            principal = request_principal(getattr(ctx, "request", None))
+            return await caller.call(spec, params.arguments, params.meta, progress, principal=principal)
         if previous is not None:
             return await previous.handler(ctx, params)
         # Unknown names are not tool calls, so the observer is not told (the name is caller text).

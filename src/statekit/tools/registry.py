@@ -14,6 +14,7 @@ a tool's function may assume its arguments conform to its input schema.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import logging
@@ -22,7 +23,7 @@ import threading
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from statekit.budget import (
     DEFAULT_CALL_MEMORY,
@@ -40,9 +41,6 @@ from statekit.hosted.provider import DEFAULT_CLIENT_ID, ResourceProvider
 from statekit.tools.schema_check import SchemaCheck, SchemaViolation
 from statekit.verify.adapter import VerificationAdapter
 
-if TYPE_CHECKING:
-    from statekit.live.service import LiveMachines
-
 logger = logging.getLogger(__name__)
 
 JSONObject = dict[str, Any]
@@ -54,6 +52,9 @@ Compute = Callable[..., Any]
 #: `explain_refusal(arguments, violation)`: see `ToolSpec.explain_refusal`.
 RefusalExplainer = Callable[[JSONObject, SchemaViolation], "str | None"]
 
+#: Default quota of live machines per principal (`--live-max-machines`, `--live-max-bytes`).
+DEFAULT_LIVE_MAX_MACHINES = 100
+DEFAULT_LIVE_MAX_BYTES = 64 * 1024 * 1024
 #: Default cap on the UTF-8 size of any source text a tool accepts (`maxSourceBytes`).
 DEFAULT_MAX_SOURCE_BYTES = 1024 * 1024
 #: Longest tool name quoted back when a caller names an unknown tool (the name is caller text).
@@ -152,8 +153,15 @@ class ToolContext:
     workspace_root: str = "."
     #: Where the server keeps what outlives a call (live machines): `memory://`, `sqlite:///path`, `redis://...`.
     store_url: str = "memory://"
-    #: The live machine service on that store, made on first use (`statekit.tools.live_tools`).
-    live_machines: LiveMachines | None = None
+    #: Live machines one principal may keep, and their bytes (`quota_exceeded` past either).
+    live_max_machines: int = DEFAULT_LIVE_MAX_MACHINES
+    live_max_bytes: int = DEFAULT_LIVE_MAX_BYTES
+    #: Who is calling, for what outlives a call (a live machine belongs to its principal): set per
+    #: call by an authenticating server (`run_call(principal=...)`); None is the one local principal.
+    principal: str | None = None
+    #: What tools make once per context and share with its per-call copies (the live machine
+    #: service on `store_url`: `statekit.tools.live_tools`).
+    shared: dict[str, Any] = field(default_factory=dict)
     #: Seconds one call may run before it is stopped (`deadline_exceeded`); None: no limit.
     call_seconds: float | None = DEFAULT_CALL_SECONDS
     #: Bytes of JSON one result may hold (`output_too_large`); None: no limit.
@@ -171,6 +179,8 @@ class ToolContext:
 
         for variable, key, kind in (("STATEKIT_CALL_TIMEOUT", "call_seconds", float),
                                     ("STATEKIT_MAX_OUTPUT_BYTES", "max_output_bytes", int),
+                                    ("STATEKIT_LIVE_MAX_MACHINES", "live_max_machines", int),
+                                    ("STATEKIT_LIVE_MAX_BYTES", "live_max_bytes", int),
                                     ("STATEKIT_CALL_MEMORY", "call_memory", parse_byte_size)):
             text = os.environ.get(variable, "").strip()
             if key not in overrides and text:
@@ -273,6 +283,7 @@ def run_call(
     *,
     max_source_bytes: int | None = None,
     budget: CallBudget | None = None,
+    principal: str | None = None,
 ) -> JSONObject:
     """The pipeline: size limit -> input schema -> the tool -> output schema -> output limit.
 
@@ -286,7 +297,12 @@ def run_call(
     it), else one from the context's `call_seconds` and `max_output_bytes`. Work that reaches
     a budget check past the deadline stops with `deadline_exceeded` (or `cancelled`); a
     result over the output limit is refused with `output_too_large` naming the limit.
+
+    `principal` is who the server authenticated for this call (None: the one local principal);
+    the tool sees it as `context.principal`.
     """
+    if principal is not None:
+        context = dataclasses.replace(context, principal=principal)
     return run_call_encoded(spec, arguments, context, max_source_bytes=max_source_bytes, budget=budget)[0]
 
 

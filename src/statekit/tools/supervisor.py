@@ -40,7 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -71,9 +71,9 @@ _POLL_SECONDS = 0.05
 _WATCHDOG_SLACK = 64 * 1024 * 1024
 #: Worker starts that may fail in a row before waiting calls are told the pool cannot start.
 _MAX_START_FAILURES = 3
-#: The plain `ToolContext` fields a worker gets (host-only objects stay here).
-_PORTABLE_CONTEXT = ("max_source_bytes", "client_id", "workspace_root", "store_url", "call_seconds",
-                     "max_output_bytes", "call_memory")
+#: The `ToolContext` fields that hold the host's own objects: they never cross to a worker
+#: (every other field is plain data and does).
+HOST_ONLY_CONTEXT = frozenset({"resource_provider", "verification_adapter", "shared", "compute"})
 
 
 def default_workers() -> int:
@@ -321,11 +321,13 @@ class Supervisor:
 
     def call(self, tool: str | ToolSpec, arguments: Mapping[str, Any] | None = None,
              context: ToolContext | None = None, *, max_source_bytes: int | None = None,
-             budget: CallBudget | None = None) -> JSONObject:
+             budget: CallBudget | None = None, principal: str | None = None) -> JSONObject:
         """Run the tool through the pipeline in a worker; failures raise `ToolError` (as `run_call`)."""
         spec = registry.get(tool) if isinstance(tool, str) else tool
         if context is None:
             context = registry.default_context()
+        if principal is not None:
+            context = replace(context, principal=principal)
         if budget is None:
             budget = current_budget() or CallBudget(seconds=context.call_seconds,
                                                     max_output_bytes=context.max_output_bytes)
@@ -522,6 +524,6 @@ def _call_request(spec: ToolSpec, arguments: JSONObject, context: ToolContext, l
                   budget: CallBudget) -> Any:
     from statekit.tools.worker import CallRequest
 
-    plain = {name: getattr(context, name) for name in _PORTABLE_CONTEXT}
+    plain = {item.name: getattr(context, item.name) for item in fields(context) if item.name not in HOST_ONLY_CONTEXT}
     return CallRequest(_tool_reference(spec), arguments, plain, limit, _limits(budget, context.call_memory))
 

@@ -9,7 +9,7 @@ from typing import Any
 from statekit.errors import ToolError
 from statekit.model import machine_to_config
 from statekit.tools.arguments import ID_ARGUMENT
-from statekit.tools.inputs import load_model
+from statekit.tools.inputs import load_implemented
 from statekit.tools.registry import ToolContext, ToolSpec, register
 from statekit.verify.adapter import Binding, ExecutionPolicy, VerificationRequest
 from statekit.verify.report import (
@@ -48,8 +48,9 @@ def _verify(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         source = context.resource_provider.get_machine(model_ref["machineId"]).get("definition")
     paths, model_coverage, truncated = context.compute("statekit.tools.verify_tools.plan_verification", source)
     policy = ExecutionPolicy()
-    request = VerificationRequest(model=load_model(source), model_ref=model_ref, paths=paths, bindings=bindings,
-                                  baseline=baseline, policy=policy)
+    # The adapter drives the host's implementation with the machine (read here: bounded by the input limit).
+    request = VerificationRequest(machine=load_implemented(source), model_ref=model_ref, paths=paths,
+                                  bindings=bindings, baseline=baseline, policy=policy)
     results = [result.to_json() for result in adapter(request)]
     known = {path["id"] for path in paths}
     if {r["pathId"] for r in results} - known:
@@ -64,7 +65,7 @@ def plan_verification(source: Any) -> tuple[list[dict[str, Any]], dict[str, Any]
     """`(paths, model coverage, truncated)` for the machine `source` (runs in a call worker)."""
     from statekit.verify.planner import plan_paths  # the path search loads on first use
 
-    return plan_paths(load_model(source))
+    return plan_paths(load_implemented(source))
 
 
 def verification_report(source: Any, model_ref: dict[str, Any], paths: list[dict[str, Any]],
@@ -75,8 +76,9 @@ def verification_report(source: Any, model_ref: dict[str, Any], paths: list[dict
     from statekit.engine.api import initial_transition
     from statekit.verify.planner import executed_coverage
 
-    model = load_model(source)
-    machine, _ = build_simulation_machine(model, None)
+    implemented = load_implemented(source)
+    model = implemented.model
+    machine, _ = build_simulation_machine(implemented, None)
     initial, _ = initial_transition(machine)
     canonical = json.dumps(machine_to_config(model), sort_keys=True, default=str)
     report: dict[str, Any] = {
