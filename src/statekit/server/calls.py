@@ -99,7 +99,10 @@ class ToolCaller:
         budget = CallBudget(seconds=settings.call_seconds, max_output_bytes=settings.max_output_bytes,
                             on_progress=_progress_bridge(progress))
         try:
-            grace = None if budget.seconds is None else budget.seconds + _DEADLINE_GRACE_SECONDS
+            # Supervised, the supervisor answers at the deadline (it kills the worker); in server
+            # threads, this waits no longer than the deadline plus a grace for work that never checks.
+            supervised = self.supervisor is not None
+            grace = None if budget.seconds is None or supervised else budget.seconds + _DEADLINE_GRACE_SECONDS
             with anyio.move_on_after(grace) as overrun:
                 structured, text, blocks = await anyio.to_thread.run_sync(
                     self._run, spec, arguments, budget, principal, abandon_on_cancel=True)
