@@ -16,8 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "gate.md"
 BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.DOTALL)
