@@ -150,14 +150,16 @@ def current_budget() -> CallBudget | None:
     return _current.get()
 
 
-def check_budget() -> None:
+def check_budget(*, force: bool = False) -> None:
     """Stop the work (raise `BudgetStop`) if the current call is cancelled or out of time.
 
     Cheap enough for inner loops: a context-variable read, and a clock read every 32 calls.
+    `force` reads the clock now: for a loop whose every turn may be long (one turn runs
+    sandboxed JavaScript for up to its per-call limit), where 32 turns would overrun by far.
     """
     budget = _current.get()
     if budget is not None:
-        budget.check()
+        budget.check(force=force)
 
 
 def charge_output(size: int) -> None:

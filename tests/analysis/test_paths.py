@@ -19,6 +19,7 @@ import pytest
 
 from node_oracle import node_ready, oracle_module, run_node
 from statekit import create_machine, initial_transition, transition
+from statekit.analysis.implemented import ImplementedMachine
 from statekit.analysis.paths import (
     DEFAULT_LIMIT,
     EventEnumerator,
@@ -66,7 +67,7 @@ def statekit_result(case: dict[str, Any]) -> dict[str, Any]:
         "to_state": case.get("toState"), "from_state": case.get("fromState"), "limit": case.get("limit"),
         "guards": case.get("guards"), "input_value": case.get("input"),
     }
-    model = parse_machine(case["config"])
+    model = ImplementedMachine.of_config(parse_machine(case["config"]))
     try:
         result = generate_graph_paths(model, case["algorithm"], max_paths=10**9, **options)
         graph = explore_model(model, **options).graph
@@ -133,10 +134,10 @@ def test_traced_steps_end_where_the_engine_does() -> None:
     checked = 0
     for name, entry in corpus.MACHINES.items():
         config = {key: value for key, value in entry.items() if key not in corpus.OPTION_KEYS}
-        model = parse_machine(config)
+        model = ImplementedMachine.of_config(parse_machine(config))
         machine, _ = build_simulation_machine(model, entry.get("guards"))
         initial, _actions = initial_transition(machine, entry.get("input"))
-        context = copy.deepcopy(model.context) if model.context else {}
+        context = copy.deepcopy(model.model.context) if model.model.context else {}
         traced_initial, _taken = initial_transitions(machine, context, entry.get("input"))
         assert (traced_initial.value, traced_initial.context) == (initial.value, initial.context), name
         if name.startswith(("wildcard_star", "limit_")):
@@ -188,7 +189,7 @@ def test_pure_steps_are_the_engines_steps() -> None:
     checked = {"same": 0, "moved": 0}
     for name, config, options in _pure_step_machines():
         try:
-            model = parse_machine(config)
+            model = ImplementedMachine.of_config(parse_machine(config))
             machine, _ = build_simulation_machine(model, options["guards"])
         except Exception:  # a generated machine the engine refuses is no test of the step
             continue
@@ -426,10 +427,10 @@ def test_state_budget_stops_wide_parallel_machines() -> None:
     from statekit.analysis.paths import generate_graph_paths
 
     # 20 parallel toggles have 2**20 states: without a budget this grows past gigabytes.
-    result = generate_graph_paths(parse_machine(_toggles(20)), "shortest", limit=10**6, budget=Budget(max_states=500))
+    result = generate_graph_paths(ImplementedMachine.of_config(parse_machine(_toggles(20))), "shortest", limit=10**6, budget=Budget(max_states=500))
     assert result["truncatedReason"] == "states"
     assert result["execution"]["statesExplored"] == 500
-    memory = generate_graph_paths(parse_machine(_toggles(20)), "shortest", limit=10**6,
+    memory = generate_graph_paths(ImplementedMachine.of_config(parse_machine(_toggles(20))), "shortest", limit=10**6,
                                   budget=Budget(max_states=None, max_bytes=1_000_000))
     assert memory["truncatedReason"] == "memory"
 

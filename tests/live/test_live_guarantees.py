@@ -228,6 +228,29 @@ def test_a_call_past_its_deadline_commits_nothing() -> None:
     assert live.get(handle)["snapshot"]["context"]["log"] == []
 
 
+class SlowStore(MemoryStore):
+    """A memory store whose saves take `delay` seconds (a store that stalls mid-call)."""
+
+    delay = 0.0
+
+    async def save(self, *args: Any, **kwargs: Any) -> int:  # type: ignore[override]
+        await asyncio.sleep(self.delay)
+        return await super().save(*args, **kwargs)
+
+
+def test_a_save_still_in_flight_at_the_deadline_answers_upstream_timeout_not_deadline_exceeded() -> None:
+    """`deadline_exceeded` promises nothing was committed; a save the store has not answered by
+    then might still land, so the call says so (`upstream_timeout`) before the server's grace."""
+    store = SlowStore()
+    live = LiveMachines(store, runnable_machine, sweep_seconds=None)
+    handle = live.start(GROWER)["machineHandle"]
+    store.delay = 4.0
+    with budget.running(budget.CallBudget(seconds=0.2)), pytest.raises(ToolError) as raised:
+        live.send(handle, ["GROW"])
+    assert raised.value.code == "upstream_timeout" and "may have been saved" in raised.value.message
+    live.close()
+
+
 # -- reclaim ------------------------------------------------------------------------------------
 
 
@@ -384,7 +407,7 @@ def outcome(result: Any) -> Any:
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_two_tokens_over_http_are_two_tenants_with_their_own_quota(mode: str) -> None:
-    with http_server("--live-max-machines", "3") as url:
+    with http_server("--live-max-machines", "3", "--max-output-bytes", "360000") as url:
         async with as_tenant(url, TOKEN_A, mode) as alice, as_tenant(url, TOKEN_B, mode) as bob:
             handle = outcome(await alice.call_tool("start_machine", {"machine": TOGGLE}))["machineHandle"]
             assert outcome(await bob.call_tool("send_events", {"machineHandle": handle, "events": ["FLIP"]})) \
@@ -401,3 +424,32 @@ async def test_two_tokens_over_http_are_two_tenants_with_their_own_quota(mode: s
             assert outcome(await alice.call_tool("send_events", {"machineHandle": theirs["machineHandle"],
                                                                  "events": ["FLIP"]})) == "not_found"
             assert outcome(await alice.call_tool("stop_machine", {"machineHandle": handle}))["stopped"] is True
+            # An answer over the output limit has committed nothing; the machine has not moved.
+            grower = outcome(await alice.call_tool("start_machine", {"machine": GROWER}))["machineHandle"]
+            assert outcome(await alice.call_tool("send_events", {"machineHandle": grower,
+                                                                 "events": ["GROW"] * 5})) == "output_too_large"
+            seen = outcome(await alice.call_tool("get_machine_snapshot", {"machineHandle": grower}))
+            assert seen["snapshot"]["context"]["log"] == []
+
+
+async def test_a_corrupt_sqlite_store_behind_the_server_is_a_coded_error(tmp_path: Path) -> None:
+    path = tmp_path / "corrupt.db"
+    path.write_bytes(b"\x00garbage, not SQLite\n" * 200)
+    with http_server("--store", f"sqlite://{path}") as url:
+        async with as_tenant(url, TOKEN_A, "2026-07-28") as alice:
+            refused = await alice.call_tool("start_machine", {"machine": TOGGLE})
+    assert refused.is_error and refused.structured_content is not None
+    assert refused.structured_content["code"] == "upstream_error"
+    assert refused.structured_content["retryable"] is False and str(tmp_path) not in str(refused.content)
+
+
+def test_the_quota_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STATEKIT_LIVE_MAX_MACHINES", "1")
+    monkeypatch.setenv("STATEKIT_LIVE_MAX_BYTES", "5000000")
+    context = ToolContext.from_environment()
+    assert (context.live_max_machines, context.live_max_bytes) == (1, 5_000_000)
+    call("start_machine", {"machine": TOGGLE}, context=context)
+    assert code_of("start_machine", {"machine": TOGGLE}, context) == "quota_exceeded"
+    monkeypatch.setenv("STATEKIT_LIVE_MAX_MACHINES", "none")
+    with pytest.raises(ValueError):
+        ToolContext.from_environment()

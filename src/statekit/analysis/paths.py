@@ -39,6 +39,7 @@ from statekit.analysis.budget import (
     TruncationReason,
     collector_paused,
 )
+from statekit.analysis.implemented import ImplementedMachine, require_implemented
 from statekit.analysis.paths_step import Moved, PureSteps
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import ENGINE_INFO, build_simulation_machine
@@ -541,10 +542,10 @@ class _CannotRun(Exception):
         self.details = details
 
 
-def _explore_as(model: MachineModel, events: Sequence[Event] | None, to_state: Any, from_state: Any, limit: int,
-                guards: Mapping[str, bool] | None, input_value: Any,
+def _explore_as(implemented: ImplementedMachine, events: Sequence[Event] | None, to_state: Any, from_state: Any,
+                limit: int, guards: Mapping[str, bool] | None, input_value: Any,
                 budget: Budget | None) -> tuple[Machine, dict[str, Any], StateGraph, list[bool]]:
-    machine, normalization = build_simulation_machine(model, guards)
+    machine, normalization = build_simulation_machine(implemented, guards)
     if machine.max_iterations is None:
         machine.max_iterations = DEFAULT_MAX_ITERATIONS
     initial, _actions = initial_transition(machine, input_value)
@@ -566,7 +567,7 @@ def _explore_as(model: MachineModel, events: Sequence[Event] | None, to_state: A
 
 
 def explore_model(
-    model: MachineModel,
+    implemented: ImplementedMachine,
     events: Sequence[Event] | None = None,
     to_state: Any = None,
     from_state: Any = None,
@@ -577,32 +578,36 @@ def explore_model(
 ) -> Exploration:
     """`getAdjacencyMap` for the tool's arguments; bad arguments raise `invalid_input`.
 
-    The machine runs natively (inline code in the sandbox). When that fails and the machine
+    The machine runs natively with its implementations (inline code and the source's
+    implementations in the sandbox). When that fails and the machine
     has inline code, its structure is traversed instead (see `structural.py`): the
     normalization says so, why, and what was left out. A machine without code that throws,
     or whose structure throws too, is `invalid_input`.
     """
     with collector_paused():
-        return _explore_model(model, events, to_state, from_state, limit, guards, input_value, budget)
+        return _explore_model(require_implemented(implemented, "explore_model"), events, to_state, from_state, limit,
+                              guards, input_value, budget)
 
 
-def _explore_model(model: MachineModel, events: Sequence[Event] | None, to_state: Any, from_state: Any,
+def _explore_model(implemented: ImplementedMachine, events: Sequence[Event] | None, to_state: Any, from_state: Any,
                    limit: int | None, guards: Mapping[str, bool] | None, input_value: Any,
                    budget: Budget | None) -> Exploration:
     effective_limit = DEFAULT_LIMIT if limit is None else limit
+    model = implemented.model
     try:
         machine, normalization, graph, matches = _explore_as(
-            model, events, to_state, from_state, effective_limit, guards, input_value, budget)
+            implemented, events, to_state, from_state, effective_limit, guards, input_value, budget)
         return Exploration(model, machine, {**normalization, "mode": "native"}, graph, matches, effective_limit)
     except _CannotRun as native_failure:
         structure, changes = structural_model(model)
-        if not changes.has_code:
+        if not changes.has_code and not implemented.implementations:
             raise ToolError("invalid_input", native_failure.message, native_failure.details) from None
         reason = native_failure.message
     assumed_false: list[str] = []
+    bare_structure = implemented.without_implementations(structure)
     try:
         machine, normalization, graph, matches = _explore_as(
-            structure, events, to_state, from_state, effective_limit, guards, None, budget)
+            bare_structure, events, to_state, from_state, effective_limit, guards, None, budget)
     except _CannotRun as failure:
         # Guards assumed true can make eventless transitions chase each other for ever; with
         # the guards of `always` transitions the caller did not set assumed false, it settles.
@@ -612,7 +617,7 @@ def _explore_model(model: MachineModel, events: Sequence[Event] | None, to_state
                             f"{failure.message}", failure.details) from None
         try:
             machine, normalization, graph, matches = _explore_as(
-                structure, events, to_state, from_state, effective_limit,
+                bare_structure, events, to_state, from_state, effective_limit,
                 {**dict.fromkeys(assumed_false, False), **(guards or {})}, None, budget)
         except _CannotRun as second:
             raise ToolError("invalid_input", f"{reason}; its structure without the inline code fails too: "
@@ -631,7 +636,7 @@ def _explore_model(model: MachineModel, events: Sequence[Event] | None, to_state
 
 
 def generate_graph_paths(
-    model: MachineModel,
+    implemented: ImplementedMachine,
     algorithm: Algorithm,
     events: Sequence[Event] | None = None,
     to_state: Any = None,
@@ -642,21 +647,21 @@ def generate_graph_paths(
     max_paths: int = MAX_RETURNED_PATHS,
     budget: Budget | None = None,
 ) -> dict[str, Any]:
-    """Paths through `model` as `@xstate/graph` finds them: `{paths, coverage, totalCount, truncated, execution}`.
+    """Paths through the machine (with its implementations) as `@xstate/graph` finds them: `{paths, coverage, totalCount, truncated, execution}`.
 
     The first `max_paths` paths are returned (the tool always returns at most five).
     """
     with collector_paused():
-        return _generate_graph_paths(model, algorithm, events, to_state, from_state, limit, guards, input_value,
+        return _generate_graph_paths(implemented, algorithm, events, to_state, from_state, limit, guards, input_value,
                                      max_paths, budget)
 
 
-def _generate_graph_paths(model: MachineModel, algorithm: Algorithm, events: Sequence[Event] | None, to_state: Any,
-                          from_state: Any, limit: int | None, guards: Mapping[str, bool] | None, input_value: Any,
+def _generate_graph_paths(implemented: ImplementedMachine, algorithm: Algorithm, events: Sequence[Event] | None,
+                          to_state: Any, from_state: Any, limit: int | None, guards: Mapping[str, bool] | None, input_value: Any,
                           max_paths: int, budget: Budget | None) -> dict[str, Any]:
     if algorithm not in ALGORITHMS:
         raise ToolError("invalid_input", f"algorithm must be one of {', '.join(ALGORITHMS)}; got {algorithm!r}")
-    explored = explore_model(model, events, to_state, from_state, limit, guards, input_value, budget)
+    explored = explore_model(implemented, events, to_state, from_state, limit, guards, input_value, budget)
     graph = explored.graph
     traversed = explored.model
     if algorithm == "shortest":
@@ -665,9 +670,12 @@ def _generate_graph_paths(model: MachineModel, algorithm: Algorithm, events: Seq
         found = simple_paths(graph, explored.matches, max_paths, budget)
     initial_taken: list[Any] | None = None
     if from_state is None:
-        context = traversed.context if traversed.context and not callable(traversed.context) else {}
         native_input = input_value if explored.normalization["mode"] == "native" else None
-        _snapshot, initial_taken = initial_transitions(explored.machine, copy.deepcopy(context), native_input)
+        # The context the start's eventless guards read: the factory's, run on the input, as
+        # the traversal's start had it (a factory left as {} failed on `context.name.length`).
+        context = explored.machine.evaluator.initial_context(copy.deepcopy(traversed.context), native_input)
+        explored.machine.evaluator.take_spawned()
+        _snapshot, initial_taken = initial_transitions(explored.machine, context, native_input)
     reason = graph.truncated or found.truncated or ("paths" if found.total > len(found.returned) else None)
     normalization = {key: value for key, value in explored.normalization.items() if key != "format"}
     if graph.truncated or found.truncated:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from statekit.analysis.budget import TRUNCATION_MESSAGES, Budget
+from statekit.analysis.implemented import ImplementedMachine
 from statekit.analysis.paths import (
     MAX_LIMIT,
     EventEnumerator,
@@ -48,7 +49,6 @@ from statekit.engine.api import initial_transition, transition
 from statekit.engine.machine import Machine
 from statekit.engine.snapshot import Snapshot
 from statekit.errors import EngineError, ToolError
-from statekit.model.core import MachineModel
 
 PROPERTY_TYPES = ("reachable", "unreachable", "precedes", "deadlockFree", "canAlwaysReach")
 #: States explored when `maxStates` is not given, and the most a call may ask for.
@@ -79,10 +79,10 @@ class StateSpace:
     normalization: dict[str, Any] = field(default_factory=dict)
 
 
-def explore_state_space(model: MachineModel, *, guards: Mapping[str, bool] | None = None,
+def explore_state_space(implemented: ImplementedMachine, *, guards: Mapping[str, bool] | None = None,
                         input_value: Any = None, max_states: int = DEFAULT_MAX_STATES) -> StateSpace:
     """generate_graph_paths' traversal from the start, bounded by `max_states` and the call's time."""
-    explored = explore_model(model, guards=guards, input_value=input_value, limit=MAX_LIMIT,
+    explored = explore_model(implemented, guards=guards, input_value=input_value, limit=MAX_LIMIT,
                              budget=Budget(max_states=max_states))
     return _state_space(explored.machine, explored.graph, explored.normalization)
 
@@ -297,7 +297,7 @@ def check_property_shapes(properties: Sequence[Any]) -> None:
 
 
 def check_machine_properties(
-    model: MachineModel,
+    implemented: ImplementedMachine,
     properties: Sequence[Mapping[str, Any]],
     *,
     guards: Mapping[str, bool] | None = None,
@@ -308,11 +308,11 @@ def check_machine_properties(
     check_property_shapes(properties)
     budget = DEFAULT_MAX_STATES if max_states is None else max_states
     # Name errors first, before a traversal that may take the whole budget.
-    named, _assumed = build_simulation_machine(model, guards)
+    named, _assumed = build_simulation_machine(implemented, guards)
     for index, prop in enumerate(properties):
         for name in REQUIRED_FIELDS[prop["type"]]:
             state_test(named, f"properties[{index}].{name}", prop[name])
-    space = explore_state_space(model, guards=guards, input_value=input_value, max_states=budget)
+    space = explore_state_space(implemented, guards=guards, input_value=input_value, max_states=budget)
     return check_on_space(space, properties, budget)
 
 

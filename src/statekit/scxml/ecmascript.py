@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from statekit.budget import check_budget
 from statekit.engine.sandbox import (
     _ON_WORKER,
     DEFAULT_MEMORY_LIMIT,
@@ -296,6 +297,10 @@ class EcmascriptDatamodel:
             self._spent += time.monotonic() - started
 
     def _call(self, op: str, a: Any = None, b: Any = None, c: Any = None) -> Any:
+        # Before every operation, on the caller's thread (the call's budget is a context variable
+        # there, not on the shared QuickJS thread): one operation may run for `time_limit`, so a
+        # call past its deadline stops before the next one, not 32 operations later.
+        check_budget(force=True)
         if not self._dom_loaded and any(isinstance(x, str) and XML_KEY in x for x in (a, b, c)):
             self._dom_loaded = True
             self._call("dom", _DOM)

@@ -20,6 +20,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from statekit.budget import check_budget
 from statekit.engine.clock import VirtualClock
 from statekit.formats.scxml_read import MAX_XML_CHARS
 from statekit.scxml.datamodel import UNDEFINED, Event, ExecutionError
@@ -61,6 +62,7 @@ class ScxmlSystem:
     def create_session(self, source: str | bytes | ET.Element, *, parent: Session | None = None,
                        invokeid: str | None = None, initial_values: dict[str, Any] | None = None,
                        base: str | None = None) -> Session:
+        check_budget(force=True)  # a session costs a datamodel: invoke loops stop at the deadline
         if len(self.sessions) >= MAX_LIVE_SESSIONS:
             raise ExecutionError(f"over {MAX_LIVE_SESSIONS} sessions would be alive at once")
         depth = 0
@@ -83,6 +85,16 @@ class ScxmlSystem:
         self.sessions.pop(session.sessionid, None)
         for key in [k for k in self._timers if k[0] == session.sessionid]:
             self.clock.cancel(self._timers.pop(key))
+
+    def close(self) -> None:
+        """Free the datamodel of every session still alive (a run stopped midway, by its budget or
+        an error, leaves invoked sessions running; their QuickJS contexts go now, not at the
+        next garbage collection)."""
+        for session in list(self.sessions.values()):
+            session.running = False
+            session.datamodel.close()
+        self.sessions.clear()
+        self.ready.clear()
 
     def start(self, source: str | bytes | ET.Element, *, base: str | None = None) -> Session:
         """Create and start a top-level session and run it (and whatever it invokes) to quiescence."""
@@ -158,6 +170,7 @@ class ScxmlSystem:
     def run_until_quiescent(self) -> None:
         """Process external events until no session has one left (delayed ones stay pending)."""
         while self.ready:
+            check_budget(force=True)  # each event may run a macrostep of sandboxed JavaScript
             session = self.ready.popleft()
             self._processed += 1
             if self._processed > self.max_external_events:
@@ -182,6 +195,7 @@ class ScxmlSystem:
         limit = self.clock.now + max_virtual_ms
         self.run_until_quiescent()
         while root is None or root.running:
+            check_budget(force=True)
             due = self.next_due()
             if due is None or due > limit:
                 break

@@ -20,8 +20,8 @@ from statekit.live.service import DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS
 from statekit.live.session import MAX_ADVANCE_MS
 from statekit.live.stores import store_from_url
 from statekit.tools.arguments import MACHINE_ARGUMENT
-from statekit.tools.inputs import load_model_with_normalization
-from statekit.tools.machine_tools import STEP_SCHEMA, _source_implementations
+from statekit.tools.inputs import load_implemented
+from statekit.tools.machine_tools import STEP_SCHEMA
 from statekit.tools.registry import ToolAnnotations, ToolContext, ToolSpec, register
 
 _lock = threading.Lock()
@@ -35,12 +35,11 @@ def runnable_machine(machine: Any, guards: Any) -> tuple[Machine, dict[str, Any]
     arguments that passed it). Like simulate_machine's, the normalization names the format read
     and the defaults a structure-only format filled in (`assumed`).
     """
-    model, read = load_model_with_normalization(machine)
-    runnable, normalization = build_simulation_machine(model, guards, _source_implementations(machine, read))
-    normalization["format"] = read["format"]
-    if read.get("assumed"):
-        normalization["assumed"] = read["assumed"]
-    not_run = child_actor_names(model)
+    implemented = load_implemented(machine)
+    runnable, normalization = build_simulation_machine(implemented, guards)
+    if implemented.assumed:
+        normalization["assumed"] = list(implemented.assumed)
+    not_run = child_actor_names(implemented.model)
     if not_run:
         # A live machine is a running actor, as XState's createActor makes, but its children are
         # never run: what they would send back (done events, sendParent, sendBack) never comes.

@@ -17,7 +17,7 @@ from statekit.analysis.paths import (
 )
 from statekit.analysis.simulate import MAX_EVENTS, normalize_events
 from statekit.tools.arguments import MACHINE_ARGUMENT
-from statekit.tools.inputs import load_model
+from statekit.tools.inputs import load_implemented
 from statekit.tools.registry import ToolSpec, register
 
 STATE_VALUE: dict[str, Any] = {"anyOf": [{"type": "string", "minLength": 1}, {"type": "object", "minProperties": 1}]}
@@ -180,9 +180,8 @@ DESCRIPTION = (
 
 def _generate(arguments: dict[str, Any]) -> dict[str, Any]:
     events = normalize_events(arguments["events"], allow_wildcard=True) if arguments.get("events") is not None else None
-    model = load_model(arguments["machine"])
     return generate_graph_paths(
-        model, arguments["algorithm"], events=events, to_state=arguments.get("toState"),
+        load_implemented(arguments["machine"]), arguments["algorithm"], events=events, to_state=arguments.get("toState"),
         from_state=arguments.get("fromState"), limit=arguments.get("limit"), guards=arguments.get("guards"),
         input_value=arguments.get("input"),
     )

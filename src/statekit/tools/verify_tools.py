@@ -9,7 +9,7 @@ from typing import Any
 from statekit.errors import ToolError
 from statekit.model import machine_to_config
 from statekit.tools.arguments import ID_ARGUMENT
-from statekit.tools.inputs import load_model
+from statekit.tools.inputs import load_implemented
 from statekit.tools.registry import ToolContext, ToolSpec, register
 from statekit.verify.adapter import Binding, ExecutionPolicy, VerificationRequest
 from statekit.verify.report import (
@@ -44,13 +44,14 @@ def _verify(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         if context.resource_provider is None:
             raise ToolError("capability_disabled", "no resource provider is configured to resolve machineId")
         source = context.resource_provider.get_machine(model_ref["machineId"]).get("definition")
-    model = load_model(source)
+    implemented = load_implemented(source)
+    model = implemented.model
     # The path search loads on first use.
     from statekit.verify.planner import executed_coverage, plan_paths
 
-    paths, model_coverage, truncated = plan_paths(model)
+    paths, model_coverage, truncated = plan_paths(implemented)
     policy = ExecutionPolicy()
-    request = VerificationRequest(model=model, model_ref=model_ref, paths=paths, bindings=bindings,
+    request = VerificationRequest(machine=implemented, model_ref=model_ref, paths=paths, bindings=bindings,
                                   baseline=baseline, policy=policy)
     results = [result.to_json() for result in adapter(request)]
     known = {path["id"] for path in paths}
@@ -59,7 +60,7 @@ def _verify(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     from statekit.analysis.simulate import build_simulation_machine
     from statekit.engine.api import initial_transition
 
-    machine, _ = build_simulation_machine(model, None)
+    machine, _ = build_simulation_machine(implemented, None)
     initial, _ = initial_transition(machine)
     canonical = json.dumps(machine_to_config(model), sort_keys=True, default=str)
     report: dict[str, Any] = {

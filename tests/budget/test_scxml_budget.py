@@ -1,0 +1,238 @@
+"""SCXML runs under the call's budget: output counted as it is made, every loop checking the clock.
+
+Two attacks of issue 21, reproduced on e361e51 and refused here, through `statekit.tools.call`
+and through the real server (`statekit serve`, its own process, stdio and HTTP, with the
+official `mcp` SDK client):
+
+- a 213-byte document whose state logs `'x'.repeat(10000000)` on entry, simulated on 100
+  events, built ~3 GB before `output_too_large` was decided at the end; now each log charges
+  the output budget as it is made, and the run stops at the second log;
+- an invoked child that sends twice to its parent while the parent re-enters (each entry
+  invokes a new child) ran past the call's deadline: the caller was answered
+  `deadline_exceeded` while the server's worker thread kept burning CPU. Now the interpreter's
+  loops check the budget, so the work stops; the test measures the server's CPU time after
+  the answer, not how fast anything ran.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+import statekit
+from statekit.budget import CallBudget
+from statekit.errors import ToolError
+from statekit.tools import call
+
+#: The server runs the statekit this test imports (so the test can be pointed at another tree).
+SRC = str(Path(statekit.__file__).resolve().parents[1])
+SCXML = 'xmlns="http://www.w3.org/2005/07/scxml" datamodel="ecmascript"'
+#: The attack as reported: 10 MB logged on every entry, the state re-entered on every event.
+LOGGING = (f'<scxml {SCXML} initial="a"><state id="a"><onentry><log expr="\'x\'.repeat(10000000)"/>'
+           '</onentry><transition event="e" target="a"/></state></scxml>')
+ONE_LOG_BYTES = 10_000_000
+
+
+def reentering(child_script: str = "") -> str:
+    """A parent whose state invokes a child that sends it two events; each one re-enters the
+    state, which cancels the child and invokes a new one: one more event queued per event."""
+    child = (f'<scxml {SCXML} initial="c"><state id="c"><onentry>{child_script}'
+             '<send event="ping" target="#_parent"/><send event="ping" target="#_parent"/>'
+             '</onentry></state></scxml>')
+    return (f'<scxml {SCXML} initial="a"><state id="a"><invoke type="scxml"><content>{child}</content></invoke>'
+            '<transition event="ping" target="a"/></state></scxml>')
+
+
+#: Each child also spends a little sandboxed CPU (well under QuickJS's per-call limit), so the
+#: unchecked run outlasts any deadline by far.
+BUSY_CHILD = "<script>var n = 0; while (n &lt; 2000000) { n++; }</script>"
+
+
+# -- through statekit.tools.call -----------------------------------------------------------------
+
+def test_the_logging_document_is_213_bytes_or_less() -> None:
+    assert len(LOGGING.encode()) <= 213
+
+
+def test_logged_output_is_counted_as_it_is_made_and_stops_the_run_early() -> None:
+    budget = CallBudget(seconds=None)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ToolError) as refused:
+            call("simulate_machine", {"machine": LOGGING, "events": ["e"] * 100}, budget=budget)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert refused.value.code == "output_too_large"
+    limit = budget.max_output_bytes
+    assert limit is not None
+    # Stopped at the first log past the limit, not after 101 of them (1 GB of logs).
+    assert limit < budget.output_bytes <= limit + ONE_LOG_BYTES + 64
+    # Python's peak is a few copies of one log, never the run's worth.
+    assert peak < 8 * ONE_LOG_BYTES, f"peak {peak / 1e6:.0f} MB"
+
+
+def test_a_datamodel_snapshot_counts_toward_the_output_limit() -> None:
+    document = (f'<scxml {SCXML} initial="a"><datamodel><data id="big" expr="\'y\'.repeat(300000)"/></datamodel>'
+                '<state id="a"><transition event="e" target="a"/></state></scxml>')
+    budget = CallBudget(seconds=None, max_output_bytes=1_000_000)
+    with pytest.raises(ToolError) as refused:
+        call("simulate_machine", {"machine": document, "events": ["e"] * 100}, budget=budget)
+    assert refused.value.code == "output_too_large"
+    # Counted step by step: stopped at the first snapshot past the limit.
+    assert 1_000_000 < budget.output_bytes < 1_000_000 + 2 * 300_100
+
+
+def test_small_scxml_output_is_counted_once_and_answered() -> None:
+    document = (f'<scxml {SCXML} initial="a"><state id="a"><onentry><log label="n" expr="\'z\'.repeat(1000)"/>'
+                '</onentry><transition event="e" target="a"/></state></scxml>')
+    budget = CallBudget(seconds=None)
+    result = call("simulate_machine", {"machine": document, "events": ["e"] * 50}, budget=budget)
+    assert len(result["steps"]) == 51
+    import json
+
+    size = len(json.dumps(result, ensure_ascii=False))
+    assert size * 0.8 < budget.output_bytes < size * 1.2  # counted as made, about once
+
+
+def test_a_reentering_parent_stops_at_the_call_deadline() -> None:
+    with pytest.raises(ToolError) as stopped:
+        call("simulate_machine", {"machine": reentering(), "events": ["e"] * 100},
+             budget=CallBudget(seconds=0.5))
+    assert stopped.value.code == "deadline_exceeded"
+
+
+def test_an_abandoned_scxml_run_stops_when_its_budget_is_cancelled() -> None:
+    """What the server does when it answers a call it gave up on: it cancels the budget; the
+    thread still running the work stops at its next check (its CPU time stops growing)."""
+    import threading
+
+    budget = CallBudget(seconds=None)
+    outcome: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            call("simulate_machine", {"machine": reentering(BUSY_CHILD), "events": ["e"] * 100}, budget=budget)
+        except ToolError as error:
+            outcome.append(error)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    time.sleep(1.0)  # the run is well under way (it would go on for minutes)
+    budget.cancel()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "the abandoned run did not stop"
+    assert [getattr(error, "code", None) for error in outcome] == ["cancelled"]
+
+
+# -- through the real server -----------------------------------------------------------------------
+
+def _server_args(*extra: str) -> list[str]:
+    return ["-m", "statekit.server", "--call-timeout", "1", *extra]
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": SRC, "STATEKIT_PROVIDER": "none"}
+    env.pop("STATEKIT_CALL_TIMEOUT", None)
+    env.pop("STATEKIT_MAX_OUTPUT_BYTES", None)
+    return env
+
+
+def _child_server_pid() -> int:
+    """The pid of the `statekit.server` process this test process started (the SDK's stdio client
+    starts it; its pid is not exposed)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid() and b"statekit.server" in cmdline:
+            found.append(int(entry.name))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def peak_rss_mb(pid: int) -> float:
+    match = re.search(r"VmHWM:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
+    assert match
+    return int(match.group(1)) / 1024
+
+
+@asynccontextmanager
+async def served(transport: str) -> AsyncIterator[tuple[Client, int]]:
+    if transport == "stdio":
+        parameters = StdioServerParameters(command=sys.executable, args=_server_args(), env=_env())
+        async with Client(parameters, mode="2026-07-28") as client:
+            yield client, _child_server_pid()
+        return
+    process = subprocess.Popen([sys.executable, *_server_args("--http", "--auth", "none", "--port", "0")],
+                               env=_env(), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    try:
+        url = None
+        for _ in range(50):
+            match = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", process.stderr.readline())
+            if match:
+                url = match.group(1)
+                break
+        assert url, "the HTTP server did not print its URL"
+        http = create_mcp_http_client()
+        async with http, Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
+            yield client, process.pid
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def error_code(result: Any) -> str | None:
+    assert result.is_error, result.content
+    return (result.structured_content or {}).get("code")
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_the_logging_attack_on_the_server_stops_early(transport: str) -> None:
+    async with served(transport) as (client, pid):
+        baseline = peak_rss_mb(pid)
+        result = await client.call_tool("simulate_machine", {"machine": LOGGING, "events": ["e"] * 100})
+        assert error_code(result) == "output_too_large"
+        # e361e51 peaked near 3 GB here; a few copies of one 10 MB log are all that is ever held.
+        assert peak_rss_mb(pid) - baseline < 250, f"{baseline:.0f} -> {peak_rss_mb(pid):.0f} MB"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_the_reentering_attack_on_the_server_stops_using_cpu(transport: str) -> None:
+    async with served(transport) as (client, pid):
+        result = await client.call_tool("simulate_machine",
+                                        {"machine": reentering(BUSY_CHILD), "events": ["e"] * 100})
+        assert error_code(result) == "deadline_exceeded"
+        time.sleep(1.0)  # the checks come at most one QuickJS call (0.5 s) after the deadline
+        before = cpu_seconds(pid)
+        time.sleep(1.5)
+        spent = cpu_seconds(pid) - before
+        # e361e51 kept a core busy (~1.5 s of CPU here) on the abandoned run.
+        print(f"CPU after answering: {spent:.2f} s")
+        assert spent < 0.3, f"the server used {spent:.2f} s of CPU after answering"
