@@ -82,7 +82,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-body-bytes",
         type=_positive_int,
         default=None,
-        help="largest HTTP request body (default: derived)",
+        help="largest request: an HTTP body or a stdio line; a longer stdio line is discarded unread and "
+        "answered -32600 (default: twice --max-source-bytes plus 1 MiB, at least 4 MiB)",
     )
     parser.add_argument(
         "--call-timeout", type=_positive_seconds, default=None,

@@ -114,7 +114,9 @@ def _run_stdio(args: ServeOptions) -> int:
     except ValueError as exc:
         print(f"statekit serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    anyio.run(serve_stdio, server)
+    from statekit.server.jsonrpc_limits import default_max_message_bytes
+
+    anyio.run(serve_stdio, server, args.max_body_bytes or default_max_message_bytes(args.max_source_bytes))
     return EXIT_OK
 
 

@@ -25,18 +25,14 @@ from statekit.server.http_guards import (
     OriginGuard,
 )
 from statekit.server.http_limits import HttpLimits, uvicorn_config
+from statekit.server.jsonrpc_limits import BASE_MAX_MESSAGE_BYTES, default_max_message_bytes
 
 logger = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
-#: The SDK's default request cap; raised when the source limit needs more room (JSON escaping
-#: can grow a source several times, and `input_too_large` is the clearer refusal for sources).
-BASE_MAX_BODY_BYTES = 4 * 1024 * 1024
-
-
-def default_max_body_bytes(max_source_bytes: int) -> int:
-    """A body cap that leaves room for a source at its limit plus its JSON envelope."""
-    return max(BASE_MAX_BODY_BYTES, 2 * max_source_bytes + 1024 * 1024)
+#: The HTTP body cap is the transports' shared message cap (`jsonrpc_limits`; stdio's line cap).
+BASE_MAX_BODY_BYTES = BASE_MAX_MESSAGE_BYTES
+default_max_body_bytes = default_max_message_bytes
 
 
 def build_http_app(
