@@ -327,6 +327,53 @@ async def test_expired_machines_expire_natively_in_redis(redis_url: str) -> None
         live.close()
 
 
+async def test_a_redis_owner_index_lives_as_long_as_its_longest_record(redis_url: str) -> None:
+    """The owner's index (what the quota counts) never outlives its records: it expires with the
+    longest-lived one, entries of expired records leave its totals, and it is gone with the last."""
+    import redis.asyncio
+
+    store = RedisStore.from_url(redis_url, key_prefix="index-test:")
+    client = redis.asyncio.Redis.from_url(redis_url)
+    sizes, totals = "index-test:~owner:o:sizes", "index-test:~owner:o:totals"
+    quota = Quota(max_records=5)
+    try:
+        await store.save("a", "{}", None, owner="o", ttl_seconds=1, quota=quota)
+        assert 0 < await client.pttl(sizes) <= 1001
+        await store.save("b", "{}", None, owner="o", ttl_seconds=60, quota=quota)
+        assert 59_000 < await client.pttl(totals) <= 60_001
+        for _ in range(600):
+            if not await client.exists("index-test:a"):
+                break
+            await asyncio.sleep(0.05)
+        await store.save("c", "{}", None, owner="o", ttl_seconds=60, quota=quota)
+        assert sorted(await client.hkeys(sizes)) == [b"b", b"c"]  # a's entry left with a
+        assert await store.usage("o") == (2, 4)
+        await store.delete("b")
+        await store.delete("c")
+        assert await client.exists(sizes, totals, "index-test:~owner:o:expiries") == 0
+    finally:
+        await client.aclose()
+        await store.aclose()
+
+
+async def test_every_store_expires_a_record_by_its_own_ttl(tmp_path: Path, redis_url: str) -> None:
+    now = [1000.0]
+    stores: list[OwnedStore] = [MemoryStore(clock=lambda: now[0]), SQLiteStore(tmp_path / "ttl.db", clock=lambda: now[0])]
+    for store in stores:
+        await store.save("short", "{}", None, owner="o", ttl_seconds=1)
+        await store.save("long", "{}", None, owner="o", ttl_seconds=100)
+        now[0] += 2
+        assert await store.sweep_expired(10) == 1 and await store.sweep_expired(10) == 0
+        assert await store.load("short") is None and await store.load("long") is not None
+        assert await store.usage("o") == (1, 2)
+        now[0] -= 2
+    redis_store = RedisStore.from_url(redis_url, key_prefix="own-ttl:", ttl_seconds=3600)
+    await redis_store.save("short", "{}", None, owner="o", ttl_seconds=1)
+    assert 0 < await redis_store._client.pttl("own-ttl:short") <= 1000
+    assert await redis_store.sweep_expired(10) == 0  # nothing to sweep: Redis expires the key
+    await redis_store.aclose()
+
+
 # -- store faults are coded ---------------------------------------------------------------------
 
 
