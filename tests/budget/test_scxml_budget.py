@@ -278,3 +278,22 @@ def test_a_planted_uncounted_log_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
         call("simulate_machine", {"machine": document, "events": ["e"] * 100}, budget=budget)
     assert refused.value.code == "output_too_large"
     assert refused.value.details["size"] > 5_000_000  # built in full: what the charge prevents
+
+
+def test_event_data_a_run_makes_is_bounded() -> None:
+    """A `<foreach>` sending 10 MB of data 30 times held 300 MB of queued events (and on e361e51
+    the first one to arrive was an uncoded `internal_error`). The run stops with a partial answer
+    once its events carried 64 MiB."""
+    document = (f'<scxml {SCXML} initial="a"><datamodel><data id="xs" expr="Array.from({{length: 30}})"/>'
+                '</datamodel><state id="a"><onentry><foreach array="xs" item="i"><send event="big">'
+                '<content expr="\'x\'.repeat(10000000)"/></send></foreach></onentry></state></scxml>')
+    tracemalloc.start()
+    try:
+        result = call("simulate_machine", {"machine": document, "events": []}, budget=CallBudget(seconds=None))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    from statekit.scxml.system import MAX_EVENT_DATA_BYTES
+
+    assert f"over {MAX_EVENT_DATA_BYTES} bytes of data" in (result["execution"]["stopped"] or "")
+    assert peak < 120_000_000, f"peak {peak / 1e6:.0f} MB"
