@@ -102,6 +102,13 @@ def test_the_count_quota_is_per_principal() -> None:
     call("start_machine", {"machine": TOGGLE}, context=alice)
 
 
+def test_the_quota_test_catches_a_service_that_forgets_the_quota(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant the forgetting: a service made without the context's quota lets the fourth start in."""
+    monkeypatch.setattr("statekit.tools.live_tools.Quota", lambda **limits: Quota())
+    with pytest.raises(pytest.fail.Exception):
+        test_the_count_quota_is_per_principal()
+
+
 def test_the_quota_holds_under_concurrent_starts_on_a_shared_store(tmp_path: Path) -> None:
     """Two services (two server processes' worth) on one SQLite file: the quota is checked in the
     store's transaction, so racing starts never pass it together."""
@@ -502,3 +509,44 @@ def test_the_quota_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("STATEKIT_LIVE_MAX_MACHINES", "none")
     with pytest.raises(ValueError):
         ToolContext.from_environment()
+
+
+@asynccontextmanager
+async def in_process_http(tokens: tuple[str, ...]) -> AsyncIterator[str]:
+    """The real MCP server and its HTTP guards, served by uvicorn in this process."""
+    import uvicorn
+
+    from statekit.server import create_server
+    from statekit.server.access import AccessPolicy, default_allowed_hosts
+    from statekit.server.http_app import bind_socket, build_http_app, endpoint_url
+
+    app = build_http_app(create_server(context=ToolContext()), access=AccessPolicy(tokens),
+                         allowed_hosts=default_allowed_hosts("127.0.0.1"))
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        async with asyncio.timeout(10):
+            while not server.started:
+                await asyncio.sleep(0.01)
+        yield endpoint_url(sock)
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+async def bob_reaches_alices_machine() -> bool:
+    async with (in_process_http((TOKEN_A, TOKEN_B)) as url, as_tenant(url, TOKEN_A, "2026-07-28") as alice,
+                as_tenant(url, TOKEN_B, "2026-07-28") as bob):
+        handle = outcome(await alice.call_tool("start_machine", {"machine": TOGGLE}))["machineHandle"]
+        sent = await bob.call_tool("send_events", {"machineHandle": handle, "events": ["FLIP"]})
+        return not sent.is_error
+
+
+async def test_the_tenancy_test_catches_a_server_that_forgets_the_principal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant the forgetting: a call path that drops the authenticated principal puts every token in
+    one tenant, and bob's send lands; with the principal passed on, it is not_found."""
+    assert not await bob_reaches_alices_machine()
+    monkeypatch.setattr("statekit.server.core.request_principal", lambda request: None)
+    assert await bob_reaches_alices_machine()
