@@ -381,6 +381,31 @@ async def test_every_store_expires_a_record_by_its_own_ttl(tmp_path: Path, redis
     await redis_store.aclose()
 
 
+async def test_sqlite_owner_totals_follow_every_write_whoever_makes_it(tmp_path: Path) -> None:
+    """The quota reads running totals kept by triggers: a delete by another program, the sweep,
+    an expired row waiting for it and a record changing owner all leave them right."""
+    now = [1000.0]
+    path = tmp_path / "totals.db"
+    store = SQLiteStore(path, clock=lambda: now[0])
+    for index in range(5):
+        await store.save(f"k{index}", "x" * 10, None, owner="o", ttl_seconds=10 if index < 2 else 100)
+    with sqlite3.connect(path) as other:
+        other.execute("DELETE FROM statekit_gate_state WHERE handle = 'k4'")
+    assert await store.usage("o") == (4, 40)
+    now[0] += 20  # k0 and k1 expired, not yet swept
+    assert await store.usage("o") == (2, 20)
+    loaded = await store.load("k3")
+    assert loaded is not None
+    await store.save("k3", "x" * 5, loaded[1], owner="p", ttl_seconds=100)
+    assert await store.usage("o") == (1, 10) and await store.usage("p") == (1, 5)
+    assert await store.sweep_expired(10) == 2
+    assert await store.usage("o") == (1, 10)
+    reopened = SQLiteStore(path, clock=lambda: now[0])  # a second connection reads the same totals
+    assert await reopened.usage("p") == (1, 5)
+    store.close()
+    reopened.close()
+
+
 # -- store faults are coded ---------------------------------------------------------------------
 
 
