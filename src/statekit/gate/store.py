@@ -266,13 +266,18 @@ class MemoryStore:
         same_owner = entry is not None and entry.owner == owner
         if same_owner and entry is not None and size <= entry.size:
             return  # not growing: never refused
-        self._drop_expired_of(owner)
-        records = len(self._owned.get(owner, ())) + (0 if same_owner else 1)
-        used = self._bytes.get(owner, 0) - (entry.size if same_owner and entry is not None else 0)
-        if quota.max_records is not None and records > quota.max_records:
-            raise QuotaExceeded(owner, "records", records - 1, quota.max_records)
-        if quota.max_bytes is not None and used + size > quota.max_bytes:
-            raise QuotaExceeded(owner, "bytes", used, quota.max_bytes)
+        for pruned in (False, True):
+            if pruned:  # over: the owner's expired records (not yet swept) do not count
+                self._drop_expired_of(owner)
+            records = len(self._owned.get(owner, ())) + (0 if same_owner else 1)
+            used = self._bytes.get(owner, 0) - (entry.size if same_owner and entry is not None else 0)
+            if quota.max_records is not None and records > quota.max_records:
+                refusal = QuotaExceeded(owner, "records", records - 1, quota.max_records)
+            elif quota.max_bytes is not None and used + size > quota.max_bytes:
+                refusal = QuotaExceeded(owner, "bytes", used, quota.max_bytes)
+            else:
+                return
+        raise refusal
 
     def _drop_expired_of(self, owner: str | None) -> None:
         now = self._clock()
