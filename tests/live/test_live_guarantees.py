@@ -158,6 +158,23 @@ def test_another_principal_cannot_see_send_or_stop_a_machine() -> None:
     assert call("get_machine_snapshot", {"machineHandle": handle}, context=alice)["snapshot"]["value"] == "off"
 
 
+def test_a_record_saved_before_owners_were_kept_is_the_local_principals() -> None:
+    import json
+
+    store = MemoryStore()
+    live = LiveMachines(store, runnable_machine, sweep_seconds=None)
+    handle = live.start(TOGGLE)["machineHandle"]
+    key = KEY_PREFIX + handle
+    text, version = asyncio.run(store.load(key)) or ("", 0)
+    record = json.loads(text)
+    del record["owner"]
+    asyncio.run(store.save(key, json.dumps(record), version))  # as an older statekit wrote it
+    assert live.send(handle, ["FLIP"])["snapshot"]["value"] == "on"
+    with pytest.raises(ToolError) as raised:
+        live.send(handle, ["FLIP"], principal="token:someone")
+    assert raised.value.code == "not_found"
+
+
 # -- eviction ---------------------------------------------------------------------------------
 
 

@@ -123,6 +123,7 @@ class LiveMachines:
             raise ToolError("not_found", _NOT_FOUND)  # another principal's: told nothing more than unknown
         if record.get("expiresAtEpoch", 0) <= self._clock():
             raise ToolError("not_found", "this live machine expired")
+        record["owner"] = owner  # a record saved before owners were kept is the local principal's
         return record, version
 
     def _commit(self, handle: str, record: session.LiveRecord, version: int | None,
