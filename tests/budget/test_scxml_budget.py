@@ -297,3 +297,15 @@ def test_event_data_a_run_makes_is_bounded() -> None:
 
     assert f"over {MAX_EVENT_DATA_BYTES} bytes of data" in (result["execution"]["stopped"] or "")
     assert peak < 120_000_000, f"peak {peak / 1e6:.0f} MB"
+
+
+def test_the_quickjs_memory_limit_applies_to_strings_the_document_builds() -> None:
+    """Each session's QuickJS context is capped at the sandbox's 32 MiB: the attack's 10 MB string
+    fits, a 40 MB one stops the session (a coded, reported error, never the process's memory)."""
+    from statekit.engine.sandbox import DEFAULT_MEMORY_LIMIT
+
+    assert DEFAULT_MEMORY_LIMIT == 32 * 1024 * 1024
+    document = (f'<scxml {SCXML} initial="a"><state id="a"><onentry><log expr="\'x\'.repeat(40000000)"/>'
+                '</onentry></state></scxml>')
+    last = call("simulate_machine", {"machine": document, "events": []})["steps"][-1]
+    assert last["status"] == "error" and "memory limit" in last["error"], last
