@@ -224,6 +224,8 @@ class GateMiddleware(Middleware):
             return await self.catalogs.names(ctx)
 
         async def run(call: GateCall, stripped: dict[str, Any]) -> Any:
+            if stripped == (params.arguments or {}):
+                return await call_next(context)  # no handle to take out: nothing to copy
             message = params.model_copy(update={"arguments": stripped})
             return await call_next(context.copy(message=message))
 
