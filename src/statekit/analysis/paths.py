@@ -268,8 +268,8 @@ class _Explorer:
         #: One bit per state node (positions in `machine.nodes`), when `masked`.
         self.bits: dict[Node, int] = {node: 1 << index for index, node in enumerate(machine.nodes)} if self.masked else {}
         self.pure_step = PureSteps(machine).step
-        #: State key -> id. A key is the bit mask of the active nodes, with the context's JSON
-        #: when the context is not empty: (mask, json).
+        #: State key -> id. A key is the active nodes' `node_key`, with the context's JSON when
+        #: the context is not empty: (node key, json).
         self.ids: dict[Any, int] = {}
         #: Per discovered state, the state and the event id of the step that discovered it.
         self.via_state = array("i")
