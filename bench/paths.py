@@ -242,8 +242,9 @@ def scaling(families: list[str], rounds: int, repeats: int) -> int:
                 if best[side] != float("inf"):
                     fits[family][side].append((size, best[side]))
             mark = "" if agree else " (node failed: out of heap, no XState figure)" if node_failed else f" **disagree: {found}**"
-            print(f"| {family} | {size} | {best['statekit']:.3f} | {best['xstate']:.3f} | "
-                  f"**{best['statekit'] / best['xstate']:.2f}** | {LAST_GRAPH_BYTES[0] / size:.0f}{mark} |")
+            theirs, ratio = ("-", "-") if node_failed else (f"{best['xstate']:.3f}", f"{best['statekit'] / best['xstate']:.2f}")
+            print(f"| {family} | {size} | {best['statekit']:.3f} | {theirs} | **{ratio}** | "
+                  f"{LAST_GRAPH_BYTES[0] / size:.0f}{mark} |")
     print(f"\nLoad average (1 min) {min(loads):.1f} to {max(loads):.1f}; best of {rounds} rounds x {repeats} runs.\n")
     print("| family | statekit exponent | XState exponent |")
     print("|---|---|---|")
