@@ -313,6 +313,19 @@ def test_expired_machines_are_swept_from_sqlite(tmp_path: Path) -> None:
     live.close()
 
 
+async def test_a_memory_sweep_does_bounded_work_behind_stale_entries() -> None:
+    """A record saved again leaves its old expiry entry behind; a sweep looks at no more than its
+    limit of entries, says so, and the next ones reach the expired record."""
+    now = [1000.0]
+    store = MemoryStore(clock=lambda: now[0])
+    version = await store.save("busy", "{}", None, ttl_seconds=1)
+    for _ in range(25):
+        version = await store.save("busy", "{}", version, ttl_seconds=1)
+    now[0] += 2
+    assert [await store.sweep_expired(10) for _ in range(4)] == [10, 10, 6, 0]
+    assert len(store) == 0
+
+
 def test_a_sqlite_sweep_does_bounded_work(tmp_path: Path) -> None:
     now = [1000.0]
     store = SQLiteStore(tmp_path / "bounded.db", clock=lambda: now[0])
