@@ -231,11 +231,11 @@ async def test_the_reentering_attack_on_the_server_stops_using_cpu(transport: st
         assert error_code(result) == "deadline_exceeded"
         time.sleep(1.0)  # the checks come at most one QuickJS call (0.5 s) after the deadline
         before = cpu_seconds(pid)
-        time.sleep(1.5)
+        time.sleep(2.0)
         spent = cpu_seconds(pid) - before
-        # e361e51 kept a core busy (~1.5 s of CPU here) on the abandoned run.
-        print(f"CPU after answering: {spent:.2f} s")
-        assert spent < 0.3, f"the server used {spent:.2f} s of CPU after answering"
+        # e361e51 went on with the abandoned run: 0.4-2 s of CPU in these 2 s, as busy as the
+        # shared cores let it; an idle server spends a few ms.
+        assert spent < 0.15, f"the server used {spent:.2f} s of CPU after answering"
 
 
 def test_an_event_carrying_more_than_the_source_limit_is_delivered() -> None:

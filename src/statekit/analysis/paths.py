@@ -211,6 +211,11 @@ def context_json(context: Any) -> str:
 STATE_BYTES = 250
 #: Bytes of one explored edge (three array slots) and its queue entry.
 EDGE_BYTES = 16
+#: Machines with at most this many state nodes key a state's nodes by a bit mask (at most 64
+#: bytes, and a pure step updates it in two operations); larger ones by the sorted positions.
+_MASKED_NODES = 512
+#: Discovered states whose step is kept until they are expanded (the others take it again).
+_PENDING_KEPT = 256
 #: Queue entries read before the read part of the queue is dropped.
 _QUEUE_COMPACT_AT = 1 << 16
 
@@ -250,6 +255,8 @@ class _Explorer:
     A state discovered but not yet expanded keeps only its key and the (state, event) that
     discovered it: on a wide machine there are several such states per expanded one, and
     taking that step again when the state is expanded costs less than keeping its snapshot.
+    The step's result is kept for the first `_PENDING_KEPT` of them waiting at a time, so a
+    narrow machine (a chain, a grid: a few hundred waiting) never takes a step twice.
     """
 
     def __init__(self, machine: Machine, start: Snapshot, budget: Budget | None) -> None:
@@ -257,7 +264,9 @@ class _Explorer:
         self.start = start
         self.clock = (budget or Budget()).start()
         self.graph = StateGraph(machine, start)
-        self.bits = self.graph.bits
+        self.masked = len(machine.nodes) <= _MASKED_NODES
+        #: One bit per state node (positions in `machine.nodes`), when `masked`.
+        self.bits: dict[Node, int] = {node: 1 << index for index, node in enumerate(machine.nodes)} if self.masked else {}
         self.pure_step = PureSteps(machine).step
         #: State key -> id. A key is the bit mask of the active nodes, with the context's JSON
         #: when the context is not empty: (mask, json).
@@ -265,12 +274,15 @@ class _Explorer:
         #: Per discovered state, the state and the event id of the step that discovered it.
         self.via_state = array("i")
         self.via_event = array("i")
+        #: Discovered, not yet expanded states' steps, while there are few (see the docstring).
+        self.pending: dict[int, Snapshot | Moved] = {}
         #: id(context) -> (context, JSON) for the contexts of expanded states (the graph keeps
         #: them alive, so an id stays theirs): most steps keep their state's context.
         self.context_keys: dict[int, tuple[Any, str]] = {}
-        #: Per state node, the mask of its descendants (the part a pure step can change).
-        self.below: dict[Node, int] = {}
-        self.entered_masks: dict[tuple[Node, ...], int] = {}
+        #: Per entered chain of a pure step, see `move_mask`; per domain, the mask of all but its
+        #: descendants.
+        self.move_masks: dict[int, tuple[int, int]] = {}
+        self.stays: dict[Node, int] = {}
 
     def mask_of(self, nodes: Sequence[Node]) -> int:
         bits = self.bits
@@ -279,46 +291,58 @@ class _Explorer:
             mask |= bits[node]
         return mask
 
-    def key_of(self, mask: int, context: Any) -> Any:
+    def node_key(self, nodes: Sequence[Node]) -> Any:
+        """The node-set part of a state's key: the bit mask of the nodes on a machine of at
+        most `_MASKED_NODES` nodes, else their sorted positions, encoded (a chain of 10,000
+        states would otherwise key each state by a 10,000-bit number)."""
+        if self.masked:
+            return self.mask_of(nodes)
+        return self.graph.encode(sorted(nodes, key=self.graph.position))
+
+    def key_of(self, node_key: Any, context: Any) -> Any:
         if not context:
-            return mask
+            return node_key
         cached = self.context_keys.get(id(context))
         if cached is not None and cached[0] is context:
-            return mask, cached[1]
-        return mask, context_json(context)
+            return node_key, cached[1]
+        return node_key, context_json(context)
 
-    def discover(self, key: Any, state: int, event: int) -> int:
+    def discover(self, key: Any, state: int, event: int, step: Snapshot | Moved) -> int:
         """The id of the state with this key, noting it and how it was reached when it is new."""
         found = self.ids.get(key)
         if found is None:
             found = self.ids[key] = len(self.via_state)
             self.via_state.append(state)
             self.via_event.append(event)
+            if len(self.pending) < _PENDING_KEPT:
+                self.pending[found] = step
             # A context costs its JSON in the key, and about as much again kept in the record.
             self.clock.bytes += STATE_BYTES + (2 * len(key[1]) if type(key) is tuple else 0)
         return found
 
-    def moved_mask(self, mask: int, moved: Moved) -> int:
-        """The mask after a pure step: the domain's descendants leave, the entered come in."""
-        below = self.below.get(moved.domain)
-        if below is None:
-            below = self.below[moved.domain] = self.mask_of(tuple(moved.domain.descendants))
-        entered = self.entered_masks.get(moved.entered)
-        if entered is None:
-            entered = self.entered_masks[moved.entered] = self.mask_of(moved.entered)
-        return (mask & ~below) | entered
+    def move_mask(self, moved: Moved) -> tuple[int, int]:
+        """What a pure step does to the mask: (the mask of what stays, of what it enters), the
+        first everything but the domain's descendants. Kept per entered chain (which names its
+        domain: the parent of its first state), by the identity of the chain `PureSteps` keeps."""
+        stays = self.stays.get(moved.domain)
+        if stays is None:
+            stays = self.stays[moved.domain] = ~self.mask_of(tuple(moved.domain.descendants))
+        masks = self.move_masks[id(moved.entered)] = (stays, self.mask_of(moved.entered))
+        return masks
 
     def step(self, snapshot: Snapshot, event: Event) -> tuple[Snapshot | Moved, Sequence[RuntimeTransition] | None]:
         """The state after `event`, and the transitions taken when known (see `Edge.taken`)."""
         try:
             pure_step = self.pure_step(snapshot, event)
-            if pure_step is not None:
-                return pure_step
-            if event.get("type") == WILDCARD:
-                return _wildcard_step(snapshot, event), None
-            return transition(self.machine, snapshot, event)[0], None
+            return pure_step if pure_step is not None else (self.engine_step(snapshot, event), None)
         except EngineError as error:
             raise TraversalFailed(event, snapshot, error) from None
+
+    def engine_step(self, snapshot: Snapshot, event: Event) -> Snapshot:
+        """The state after `event` by the engine's `transition()` (raises what it raises)."""
+        if event.get("type") == WILDCARD:
+            return _wildcard_step(snapshot, event)
+        return transition(self.machine, snapshot, event)[0]
 
     def run(self, events_for: Callable[[Snapshot], list[tuple[str, Event]]], limit: int,
             stop_when: Callable[[Snapshot], bool] | None) -> StateGraph:
@@ -326,7 +350,7 @@ class _Explorer:
         clock = self.clock
         max_states = clock.budget.max_states
         start = self.start
-        queue = array("i", [self.discover(self.key_of(self.mask_of(start.nodes), start.context), -1, -1)])
+        queue = array("i", [self.discover(self.key_of(self.node_key(start.nodes), start.context), -1, -1, start)])
         enqueue = queue.append
         head = 0
         expanded = 0
@@ -351,8 +375,9 @@ class _Explorer:
             if max_states is not None and expanded >= max_states:
                 graph.truncated = "states"
                 break
-            if state == 0:
-                snapshot = start
+            kept = self.pending.pop(state, None)
+            if kept is not None:
+                snapshot = kept if isinstance(kept, Snapshot) else kept.snapshot()
             else:
                 # The step that discovered the state, again (consecutive states often share it).
                 parent = self.via_state[state]
@@ -381,27 +406,47 @@ class _Explorer:
     def _expand(self, snapshot: Snapshot, state: int, events_for: Callable[[Snapshot], list[tuple[str, Event]]],
                 outgoing: dict[str, tuple[int, int, int]], enqueue: Callable[[int], None]) -> None:
         """Try every event in `snapshot` (state `state`): its edges go to `outgoing`, its targets
-        to the queue."""
+        to the queue. (The hot loop of a traversal: `step`, `moved_mask` and `discover` inlined
+        for the common case.)"""
         graph = self.graph
         context = snapshot.context
-        key = self.key_of(self.mask_of(snapshot.nodes), context)
+        key = self.key_of(self.node_key(snapshot.nodes), context)
         if context:
             self.context_keys[id(context)] = (context, key[1])
-        mask = key if type(key) is int else key[0]
+        nodes_key = key[0] if context else key
+        masked = self.masked
+        ids = self.ids
+        move_masks = self.move_masks
+        pure_step = self.pure_step
+        event_ids = graph.event_ids
         for event_key, event in events_for(snapshot):
-            event_id = graph.event_id(event_key, event)
+            event_id = event_ids.get(event_key)
+            if event_id is None:
+                event_id = graph.event_id(event_key, event)
             try:
-                step, taken = self.step(snapshot, event)
+                stepped = pure_step(snapshot, event)
+                step, taken = stepped if stepped is not None else (self.engine_step(snapshot, event), None)
+            except EngineError as error:
+                raise TraversalFailed(event, snapshot, error) from None
             except BudgetStop as stop:  # the call's own budget, seen inside the engine
                 graph.truncated = "cancelled" if stop.error.code == "cancelled" else "time"
                 return
             if step is snapshot:
                 target = state
-            elif isinstance(step, Snapshot):
-                target = self.discover(self.key_of(self.mask_of(step.nodes), step.context), state, event_id)
-            else:  # a pure step: the same context, other nodes
-                next_mask = self.moved_mask(mask, step)
-                target = self.discover(next_mask if not context else (next_mask, key[1]), state, event_id)
+            else:
+                if isinstance(step, Snapshot):
+                    next_key = self.key_of(self.node_key(step.nodes), step.context)
+                else:  # a pure step: the same context, other nodes
+                    if masked:
+                        masks = move_masks.get(id(step.entered))
+                        if masks is None:
+                            masks = self.move_mask(step)
+                        next_nodes = (nodes_key & masks[0]) | masks[1]
+                    else:
+                        next_nodes = self.node_key(step.nodes)
+                    next_key = next_nodes if not context else (next_nodes, key[1])
+                found = ids.get(next_key)
+                target = found if found is not None else self.discover(next_key, state, event_id, step)
             outgoing[event_key] = (event_id, target, graph.taken_id(taken))
             enqueue(target)
 

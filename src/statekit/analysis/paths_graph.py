@@ -65,8 +65,6 @@ class StateGraph:
         self.machine = machine
         self._nodes: list[Node] = list(machine.nodes)
         self._index: dict[Node, int] = {node: index for index, node in enumerate(self._nodes)}
-        #: One bit per state node, for the node-set part of a state's key.
-        self.bits: dict[Node, int] = {node: 1 << index for index, node in enumerate(self._nodes)}
         #: One byte per node index when they fit, else two or four.
         self._typecode: Literal["B", "H", "I"] = "B" if len(self._nodes) <= 1 << 8 else "H" if len(self._nodes) <= 1 << 16 else "I"
         self._base: Fields = snapshot_fields(start)
@@ -80,7 +78,7 @@ class StateGraph:
         self.edge_taken = array("i")
         #: Distinct events tried, as (serialisation, event), and their ids.
         self.events: list[tuple[str, Event]] = []
-        self._event_ids: dict[str, int] = {}
+        self.event_ids: dict[str, int] = {}
         #: Distinct transition lists taken (id 0: none), and their ids.
         self.taken: list[Sequence[RuntimeTransition]] = [_NO_TRANSITIONS]
         self._taken_one: dict[RuntimeTransition, int] = {}
@@ -97,6 +95,10 @@ class StateGraph:
             return bytes([index[node] for node in nodes])
         return array(self._typecode, [index[node] for node in nodes]).tobytes()
 
+    def position(self, node: Node) -> int:
+        """The node's position in `machine.nodes` (document order)."""
+        return self._index[node]
+
     def add_state(self, nodes: tuple[Node, ...], fields: Fields) -> int:
         """Record a newly discovered state; its id."""
         code = self.encode(nodes)
@@ -106,9 +108,9 @@ class StateGraph:
         return len(self.records) - 1
 
     def event_id(self, event_key: str, event: Event) -> int:
-        found = self._event_ids.get(event_key)
+        found = self.event_ids.get(event_key)
         if found is None:
-            found = self._event_ids[event_key] = len(self.events)
+            found = self.event_ids[event_key] = len(self.events)
             self.events.append((event_key, event))
         return found
 
