@@ -171,15 +171,49 @@ def _child_server_pid() -> int:
     return found[0]
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
-def peak_rss_mb(pid: int) -> float:
-    match = re.search(r"VmHWM:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
-    assert match
-    return int(match.group(1)) / 1024
+def process_tree(root: int) -> list[int]:
+    """`root` and every process below it (the server runs calls in worker processes)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int(_stat(int(entry.name))[1])
+            except (OSError, IndexError):
+                continue
+    tree, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, parent in parents.items() if parent in frontier]
+        tree += frontier
+    return tree
+
+
+def cpu_seconds(root: int) -> float:
+    """CPU time of the server and its workers, live ones and (through cutime/cstime) reaped ones."""
+    total = 0
+    for pid in process_tree(root):
+        try:
+            fields = _stat(pid)
+        except OSError:
+            continue  # exited meanwhile: its time is in its parent's cutime once reaped
+        total += int(fields[11]) + int(fields[12]) + (int(fields[13]) + int(fields[14]) if pid == root else 0)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mb(root: int) -> float:
+    """The largest peak resident size (VmHWM) of the server and its workers."""
+    peaks = [0.0]
+    for pid in process_tree(root):
+        try:
+            match = re.search(r"VmHWM:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
+        except OSError:
+            continue
+        if match:
+            peaks.append(int(match.group(1)) / 1024)
+    return max(peaks)
 
 
 @asynccontextmanager
@@ -231,11 +265,11 @@ async def test_the_reentering_attack_on_the_server_stops_using_cpu(transport: st
         assert error_code(result) == "deadline_exceeded"
         time.sleep(1.0)  # the checks come at most one QuickJS call (0.5 s) after the deadline
         before = cpu_seconds(pid)
-        time.sleep(1.5)
+        time.sleep(2.0)
         spent = cpu_seconds(pid) - before
-        # e361e51 kept a core busy (~1.5 s of CPU here) on the abandoned run.
-        print(f"CPU after answering: {spent:.2f} s")
-        assert spent < 0.3, f"the server used {spent:.2f} s of CPU after answering"
+        # e361e51 went on with the abandoned run: 0.4-2 s of CPU in these 2 s, as busy as the
+        # shared cores let it; an idle server spends a few ms.
+        assert spent < 0.15, f"the server used {spent:.2f} s of CPU after answering"
 
 
 def test_an_event_carrying_more_than_the_source_limit_is_delivered() -> None:
