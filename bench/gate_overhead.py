@@ -3,6 +3,8 @@
     python bench/gate_overhead.py                 # default: 3000 timed calls per scenario
     python bench/gate_overhead.py --calls 500     # quicker
     python bench/gate_overhead.py --json out.json # also write the raw figures
+    python bench/gate_overhead.py --fastmcp       # FastMCP servers through fastmcp's Client instead
+                                                  # (bench/gate_fastmcp.py: its options follow)
 
 Two servers with the same tools and the same handlers, called in-process through
 the official SDK's real `Client`: one plain low-level `Server`, one gated by
@@ -346,4 +348,10 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    if "--fastmcp" in sys.argv[1:]:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import gate_fastmcp
+
+        gate_fastmcp.main([argument for argument in sys.argv[1:] if argument != "--fastmcp"])
+    else:
+        asyncio.run(main())

@@ -19,8 +19,10 @@ import pytest
 
 from node_oracle import node_ready, oracle_module, run_node
 from statekit import create_machine, initial_transition, transition
+from statekit.analysis.implemented import ImplementedMachine
 from statekit.analysis.paths import (
     DEFAULT_LIMIT,
+    MAX_MAX_PATHS,
     EventEnumerator,
     explore,
     explore_model,
@@ -28,6 +30,7 @@ from statekit.analysis.paths import (
 )
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import build_simulation_machine
+from statekit.budget import CallBudget
 from statekit.engine.evaluation import plain_json
 from statekit.errors import ToolError
 from statekit.model import parse_machine
@@ -66,7 +69,7 @@ def statekit_result(case: dict[str, Any]) -> dict[str, Any]:
         "to_state": case.get("toState"), "from_state": case.get("fromState"), "limit": case.get("limit"),
         "guards": case.get("guards"), "input_value": case.get("input"),
     }
-    model = parse_machine(case["config"])
+    model = ImplementedMachine.of_config(parse_machine(case["config"]))
     try:
         result = generate_graph_paths(model, case["algorithm"], max_paths=10**9, **options)
         graph = explore_model(model, **options).graph
@@ -133,10 +136,10 @@ def test_traced_steps_end_where_the_engine_does() -> None:
     checked = 0
     for name, entry in corpus.MACHINES.items():
         config = {key: value for key, value in entry.items() if key not in corpus.OPTION_KEYS}
-        model = parse_machine(config)
+        model = ImplementedMachine.of_config(parse_machine(config))
         machine, _ = build_simulation_machine(model, entry.get("guards"))
         initial, _actions = initial_transition(machine, entry.get("input"))
-        context = copy.deepcopy(model.context) if model.context else {}
+        context = copy.deepcopy(model.model.context) if model.model.context else {}
         traced_initial, _taken = initial_transitions(machine, context, entry.get("input"))
         assert (traced_initial.value, traced_initial.context) == (initial.value, initial.context), name
         if name.startswith(("wildcard_star", "limit_")):
@@ -188,7 +191,7 @@ def test_pure_steps_are_the_engines_steps() -> None:
     checked = {"same": 0, "moved": 0}
     for name, config, options in _pure_step_machines():
         try:
-            model = parse_machine(config)
+            model = ImplementedMachine.of_config(parse_machine(config))
             machine, _ = build_simulation_machine(model, options["guards"])
         except Exception:  # a generated machine the engine refuses is no test of the step
             continue
@@ -258,6 +261,36 @@ def test_at_most_five_paths_and_the_rest_counted() -> None:
     assert len(result["paths"]) == 5
     assert [p["weight"] for p in result["paths"]] == [0, 1, 2, 3, 4]
     assert result["totalCount"] == 12 and result["truncated"] is True
+
+
+def test_algorithm_defaults_to_shortest() -> None:
+    """Issue 23.6: the tool needs no `algorithm` (the CLI already defaulted to shortest)."""
+    result = call("generate_graph_paths", {"machine": PLAYER})
+    assert result == paths(PLAYER, "shortest")
+    assert result["execution"]["algorithm"] == "shortest"
+
+
+def test_max_paths_raises_the_cap_of_five() -> None:
+    result = paths(corpus.chain(12), maxPaths=12)
+    assert [p["weight"] for p in result["paths"]] == list(range(12))
+    assert result["totalCount"] == 12 and result["truncated"] is False and result["truncatedReason"] is None
+    result = paths(corpus.MACHINES["complete_graph_4"], "simple", maxPaths=7)
+    assert len(result["paths"]) == 7 and result["totalCount"] == 16 and result["truncatedReason"] == "paths"
+
+
+def test_many_paths_stay_within_the_output_budget() -> None:
+    """A large maxPaths gives as many paths as fit in half the call's output budget, each
+    charged as it is built: a shorter list (truncatedReason paths), never output_too_large."""
+    limit = 64 * 1024
+    budget = CallBudget(seconds=None, max_output_bytes=limit)
+    result = call("generate_graph_paths", {"machine": corpus.chain(300), "maxPaths": MAX_MAX_PATHS}, budget=budget)
+    returned = len(result["paths"])
+    assert 0 < returned < 300 and result["totalCount"] == 300
+    assert result["truncated"] is True and result["truncatedReason"] == "paths"
+    assert [p["weight"] for p in result["paths"]] == list(range(returned))
+    size = sum(len(json.dumps(path, ensure_ascii=False, separators=(",", ":"))) for path in result["paths"])
+    assert size <= limit // 2  # the rest of the result has room
+    assert budget.output_bytes >= size  # the paths were charged as they were built
 
 
 def test_simple_paths_count_every_path() -> None:
@@ -371,8 +404,9 @@ def test_output_matches_its_schema() -> None:
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
-    ({"machine": PLAYER}, "algorithm"),
     ({"machine": PLAYER, "algorithm": "longest"}, "algorithm"),
+    ({"machine": PLAYER, "maxPaths": 0}, "maxPaths"),
+    ({"machine": PLAYER, "maxPaths": MAX_MAX_PATHS + 1}, "maxPaths"),
     ({"machine": PLAYER, "algorithm": "shortest", "limit": 0}, "limit"),
     ({"machine": PLAYER, "algorithm": "shortest", "limit": "10"}, "limit"),
     ({"machine": PLAYER, "algorithm": "shortest", "limit": True}, "limit"),
@@ -426,10 +460,10 @@ def test_state_budget_stops_wide_parallel_machines() -> None:
     from statekit.analysis.paths import generate_graph_paths
 
     # 20 parallel toggles have 2**20 states: without a budget this grows past gigabytes.
-    result = generate_graph_paths(parse_machine(_toggles(20)), "shortest", limit=10**6, budget=Budget(max_states=500))
+    result = generate_graph_paths(ImplementedMachine.of_config(parse_machine(_toggles(20))), "shortest", limit=10**6, budget=Budget(max_states=500))
     assert result["truncatedReason"] == "states"
     assert result["execution"]["statesExplored"] == 500
-    memory = generate_graph_paths(parse_machine(_toggles(20)), "shortest", limit=10**6,
+    memory = generate_graph_paths(ImplementedMachine.of_config(parse_machine(_toggles(20))), "shortest", limit=10**6,
                                   budget=Budget(max_states=None, max_bytes=1_000_000))
     assert memory["truncatedReason"] == "memory"
 

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from node_oracle import run_node
+from statekit.analysis.implemented import ImplementedMachine
 from statekit.analysis.properties import explore_state_space
 from statekit.errors import ToolError
 from statekit.model import parse_machine
@@ -200,7 +201,7 @@ def js_json(value: Any) -> str:
 def test_explores_what_xstate_graph_reaches_at_its_distances(case: dict[str, Any]) -> None:
     expected = xstate_shortest()[case["name"]]
     assert "error" not in expected, expected.get("error")
-    model = parse_machine(case["config"])
+    model = ImplementedMachine.of_config(parse_machine(case["config"]))
     space = explore_state_space(model, guards=case.get("guards"), input_value=case.get("input"), max_states=100_000)
     assert space.exhaustive
 

@@ -324,10 +324,10 @@ LOOPS: list[dict[str, Any]] = [
 
 def require_bounded_simulation(machine: dict[str, Any]) -> None:
     """Fail fast instead of hanging when the tool would run a loop without a microstep limit."""
-    from statekit.analysis.simulate import build_simulation_machine
+    from statekit.analysis.simulate import ImplementedMachine, build_simulation_machine
     from statekit.model import parse_machine
 
-    built, _ = build_simulation_machine(parse_machine(machine), None)
+    built, _ = build_simulation_machine(ImplementedMachine.of_config(parse_machine(machine)), None)
     if built.max_iterations is None:
         pytest.fail("simulate_machine builds its machine without max_iterations: this loop would never return")
 

@@ -258,3 +258,116 @@ def test_a_result_text_block_never_carries_nan_or_infinity() -> None:
     text = compact_json({"a": float("inf"), "b": [float("nan"), 1.5], "c": {"d": float("-inf")}})
     assert json.loads(text) == {"a": None, "b": [None, 1.5], "c": {"d": None}}
     assert "Infinity" not in text and "NaN" not in text
+
+
+# -- refusals decided on headers: no body byte read, and the connection closed -------------------
+
+TOKEN = "edge-token-0123456789abcdef"
+
+
+@pytest.fixture
+async def authed_port(demo_tools: dict[str, ToolSpec]) -> AsyncIterator[int]:
+    """The MCP app as `statekit serve --http` builds it, with bearer auth and the default limits."""
+    server = create_server(tools=DEMO_NAMES, max_source_bytes=64 * 1024)
+    app = build_http_app(server, access=AccessPolicy((TOKEN,)), allowed_hosts=default_allowed_hosts("127.0.0.1"),
+                         max_body_bytes=1024 * 1024)
+    async with served(app, HttpLimits()) as port:  # a 30 s body timeout: the test must not wait for it
+        yield port
+
+
+async def trickled_answer(port: int, headers: bytes, host: bytes = b"127.0.0.1") -> tuple[bytes, bool]:
+    """Send `headers` announcing a body, send no body byte, read the answer; then trickle the body
+    one byte at a time: `(answer, closed)`, where `closed` says the server closed the connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"POST /mcp HTTP/1.1\r\nHost: " + host + b"\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 100000\r\n" + headers + b"\r\n")
+    await writer.drain()
+    async with asyncio.timeout(BOUND):  # answered with no body byte sent
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+        answer = head + await reader.readexactly(length)
+
+    async def trickle() -> None:
+        with contextlib.suppress(ConnectionError):
+            for _ in range(int(BOUND * 10)):
+                writer.write(b"x")
+                await writer.drain()
+                await asyncio.sleep(0.1)
+
+    trickler = asyncio.create_task(trickle())
+    try:
+        async with asyncio.timeout(BOUND / 2):  # the body timeout (30 s) is not what ends it
+            try:
+                closed = await reader.read() == b""
+            except ConnectionResetError:
+                closed = True
+    except TimeoutError:
+        closed = False
+    trickler.cancel()
+    writer.close()
+    return answer, closed
+
+
+@pytest.mark.parametrize("authorization", [b"", b"Authorization: Bearer wrong-token-0123456789\r\n"])
+async def test_an_unauthenticated_request_is_refused_at_its_headers_and_cannot_trickle(
+        authed_port: int, authorization: bytes) -> None:
+    answer, closed = await trickled_answer(authed_port, authorization)
+    assert answer.startswith(b"HTTP/1.1 401"), answer[:100]
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "unauthenticated"
+    assert closed, "the refused client held its connection by trickling the body"
+
+
+async def test_a_foreign_host_is_refused_at_its_headers_and_cannot_trickle(authed_port: int) -> None:
+    answer, closed = await trickled_answer(authed_port, b"Authorization: Bearer " + TOKEN.encode() + b"\r\n",
+                                           host=b"evil.example")
+    assert answer.startswith(b"HTTP/1.1 421"), answer[:100]
+    assert closed, "the refused client held its connection by trickling the body"
+
+
+def test_auth_is_checked_before_the_body_is_read() -> None:
+    """The guards' order in `build_http_app`: Host/Origin, then bearer auth, then the body reader."""
+    from statekit.server.http_guards import BearerAuthGuard, OriginGuard
+
+    server = create_server(tools=["validate_machine"])
+    app = build_http_app(server, access=AccessPolicy((TOKEN,)), allowed_hosts=default_allowed_hosts("127.0.0.1"))
+    chain = []
+    layer: Any = app
+    while hasattr(layer, "app"):
+        chain.append(type(layer))
+        layer = layer.app
+    assert chain[:3] == [OriginGuard, BearerAuthGuard, BodyLimitGuard]
+
+
+async def test_an_authenticated_slow_body_still_gets_its_body_timeout(authed_port: int) -> None:
+    """The close-on-unread-body rule does not cut off a client that was let in: its body is read
+    (a complete request still works on the same connection)."""
+    body = echo_call('"hi"').encode()
+    reader, writer = await asyncio.open_connection("127.0.0.1", authed_port)
+    request = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOKEN.encode()
+               + b"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+               + b"".join(f"{k}: {v}\r\n".encode() for k, v in MODERN.items() if k not in ("content-type", "accept"))
+               + f"Content-Length: {len(body)}\r\n\r\n".encode())
+    for _ in range(2):
+        writer.write(request + body[:10])
+        await writer.drain()
+        await asyncio.sleep(0.2)
+        writer.write(body[10:])
+        await writer.drain()
+        async with asyncio.timeout(BOUND):
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length")))
+            answer = await reader.readexactly(length)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        assert b"hi" in answer and b"isError\":true" not in answer
+    writer.close()
+
+
+async def test_any_answer_given_before_the_body_is_read_closes_the_connection() -> None:
+    """By construction, in the protocol: whatever app answers without reading the body (here one
+    that sends no `connection: close`, as Starlette's 404/405 do), the connection is closed with
+    the answer, so trickling the unread body holds nothing."""
+    async with served(ok_app, HttpLimits()) as port:
+        answer, closed = await trickled_answer(port, b"")
+    assert answer.startswith(b"HTTP/1.1 200") and b"connection: close" not in answer.lower()
+    assert closed, "a client trickling an unread body held its connection"

@@ -643,11 +643,11 @@ fuzz_values = st.recursive(
 
 def require_iteration_limit(machine: dict[str, Any]) -> None:
     """Fail fast rather than hang if simulate_machine ever runs without a microstep limit again."""
-    from statekit.analysis.simulate import build_simulation_machine
+    from statekit.analysis.simulate import ImplementedMachine, build_simulation_machine
     from statekit.model import parse_machine
 
     try:
-        built, _ = build_simulation_machine(parse_machine(machine), None)
+        built, _ = build_simulation_machine(ImplementedMachine.of_config(parse_machine(machine)), None)
     except Exception:  # not runnable: the tool reports it without running anything
         return
     if built.max_iterations is None:

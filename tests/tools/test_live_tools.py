@@ -21,7 +21,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from statekit.analysis.simulate import build_simulation_machine
+from statekit.analysis.simulate import ImplementedMachine, build_simulation_machine
 from statekit.errors import ToolError
 from statekit.gate.store import MemoryStore
 from statekit.live import LiveMachines
@@ -75,7 +75,7 @@ def test_unknown_and_forged_handles_are_not_found() -> None:
 
 
 def _loader(machine: Any, guards: Any) -> Any:
-    return build_simulation_machine(parse_machine(machine), guards)
+    return build_simulation_machine(ImplementedMachine.of_config(parse_machine(machine)), guards)
 
 
 def test_a_handle_expires_after_its_ttl_without_use() -> None:

@@ -13,9 +13,11 @@ document gets `error.execution`, which the steps show.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+from statekit.budget import charge_output, current_budget
 from statekit.engine.evaluation import plain_json
 from statekit.errors import ToolError
 from statekit.scxml import DocumentError, ScxmlRunError, ScxmlSystem, Session
@@ -117,7 +119,19 @@ class _Cursor:
             record["final"] = session.final
         if session.error:
             record["error"] = session.error
+        _charge_record(record)
         return record
+
+
+#: The parts of a step the session counted toward the output limit as it made them (`Session._keep`).
+_COUNTED_AS_MADE = frozenset({"raised", "sent", "logs", "errors"})
+
+
+def _charge_record(record: dict[str, Any]) -> None:
+    """Count a step (its datamodel snapshot above all) toward the output limit as it is added."""
+    if current_budget() is not None:
+        rest = {key: value for key, value in record.items() if key not in _COUNTED_AS_MADE}
+        charge_output(len(json.dumps(rest, ensure_ascii=False, default=str)))
 
 
 def _variables(session: Session) -> dict[str, Any]:
@@ -166,6 +180,7 @@ def simulate_scxml(text: str, items: Any, *, run_until_idle: bool = False) -> di
         steps.append(cursor.record({"type": "scxml.stopped"}))
     finally:
         session.datamodel.close()
+        system.close()  # sessions a stopped run left alive (invoked children) free their contexts
     return {
         "steps": steps,
         "normalization": {"format": "scxml", "assumedGuards": [], "assumedActors": [],

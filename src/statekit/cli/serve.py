@@ -42,6 +42,15 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _byte_size(text: str) -> int:
+    from statekit.budget import parse_byte_size
+
+    try:
+        return parse_byte_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _tool_list(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
@@ -50,7 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """`statekit serve`'s options (also `python -m statekit.server`)."""
     from statekit.budget import DEFAULT_CALL_SECONDS, DEFAULT_MAX_OUTPUT_BYTES
     from statekit.server.command import DEFAULT_HOST, DEFAULT_PORT
-    from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES
+    from statekit.tools.registry import (
+        DEFAULT_LIVE_MAX_BYTES,
+        DEFAULT_LIVE_MAX_MACHINES,
+        DEFAULT_MAX_SOURCE_BYTES,
+    )
 
     """Add the `serve` options to `parser`."""
     parser.add_argument(
@@ -78,7 +91,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-body-bytes",
         type=_positive_int,
         default=None,
-        help="largest HTTP request body (default: derived)",
+        help="largest request: an HTTP body or a stdio line; a longer stdio line is discarded unread and "
+        "answered -32600 (default: twice --max-source-bytes plus 1 MiB, at least 4 MiB)",
     )
     parser.add_argument(
         "--call-timeout", type=_positive_seconds, default=None,
@@ -89,6 +103,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-output-bytes", type=_positive_int, default=None,
         help=f"largest tool result in bytes of JSON; larger ones are refused with output_too_large "
         f"(default $STATEKIT_MAX_OUTPUT_BYTES or {DEFAULT_MAX_OUTPUT_BYTES})",
+    )
+    parser.add_argument(
+        "--call-memory", type=_byte_size, default=None, metavar="SIZE",
+        help="memory one tool call may use (bytes, or with K, M, G: 512M, 1G); a call past it is stopped with "
+        "resource_exhausted (default $STATEKIT_CALL_MEMORY or 1G)",
+    )
+    parser.add_argument(
+        "--workers", type=_positive_int, default=None, metavar="N",
+        help="worker processes that run tool calls, each call bounded in time and memory "
+        "(default $STATEKIT_WORKERS or one per core, at least 2)",
     )
     parser.add_argument(
         "--header-timeout", type=_positive_seconds, default=HTTP_DEFAULTS.header_timeout,
@@ -158,6 +182,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where state that outlives a call is kept (live machines): memory:// (default), "
         "sqlite:///path/to/file.db or redis://host:port/db; several servers on one store share it "
         "(default: $STATEKIT_STORE, else memory://)",
+    )
+    parser.add_argument(
+        "--live-max-machines", type=_positive_int, default=None, metavar="N",
+        help=f"live machines one caller (one bearer token; everyone without auth) may keep; more are refused "
+        f"with quota_exceeded (default $STATEKIT_LIVE_MAX_MACHINES or {DEFAULT_LIVE_MAX_MACHINES})",
+    )
+    parser.add_argument(
+        "--live-max-bytes", type=_positive_int, default=None, metavar="BYTES",
+        help=f"bytes of stored live machines one caller may keep (default $STATEKIT_LIVE_MAX_BYTES or "
+        f"{DEFAULT_LIVE_MAX_BYTES})",
     )
     parser.add_argument(
         "--verify-driver",

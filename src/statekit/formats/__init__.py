@@ -51,7 +51,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypedDict
@@ -138,6 +138,9 @@ class Source:
 
 
 Reader = Callable[[Any], tuple[MachineModel, list[FormatWarning]]]
+#: A reader that also gives the implementations its source defines beside the config (XState
+#: source: `setup({...})`, `createMachine`'s second argument), read in the same parse.
+ImplementedReader = Callable[[Any], tuple[MachineModel, list[FormatWarning], Mapping[str, Any]]]
 Writer = Callable[[MachineModel], tuple["str | dict[str, Any]", list[FormatWarning]]]
 Detector = Callable[[Source], float]
 
@@ -156,6 +159,8 @@ class Format:
     description: str = ""
     #: `read` takes data (JSON / YAML): given text, it receives `Source.document`, parsed once.
     reads_document: bool = False
+    #: `read` plus the implementations the source defines beside the config; `read_any` uses it.
+    read_implemented: ImplementedReader | None = None
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,10 @@ class ReadOutcome:
     format: str
     model: MachineModel
     warnings: list[FormatWarning] = field(default_factory=list)
+    #: The implementations the source defines beside the config (`{"guards": {name: {"code": ...}},
+    #: "actions": ..., "delays": ..., "actors": ..., "moduleScope": ...}`; see
+    #: `engine.inline.implementations_from_code`); empty for formats that have none.
+    implementations: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def normalization(self) -> dict[str, Any]:
@@ -198,11 +207,12 @@ def register_format(
     media_type: str = "text/plain",
     description: str = "",
     reads_document: bool = False,
+    read_implemented: ImplementedReader | None = None,
 ) -> Format:
     """Register a format; registering the same name twice is a programming error."""
     if name in _FORMATS or name in _ALIASES:
         raise ValueError(f"format {name!r} is already registered")
-    spec = Format(name, read, write, detect, aliases, media_type, description, reads_document)
+    spec = Format(name, read, write, detect, aliases, media_type, description, reads_document, read_implemented)
     _FORMATS[name] = spec
     for alias in aliases:
         if alias in _FORMATS or alias in _ALIASES:
@@ -295,7 +305,11 @@ def read_any(value: Any, from_format: str | None = None) -> ReadOutcome:
     if spec.read is None:
         raise ToolError("invalid_input", f"format {name!r} cannot be read")
     given = source.value
-    model, warnings = spec.read(source.document if spec.reads_document and isinstance(given, str) else given)
+    value = source.document if spec.reads_document and isinstance(given, str) else given
+    if spec.read_implemented is not None:
+        model, warnings, implementations = spec.read_implemented(value)
+        return ReadOutcome(format=name, model=model, warnings=list(warnings), implementations=implementations)
+    model, warnings = spec.read(value)
     return ReadOutcome(format=name, model=model, warnings=list(warnings))
 
 

@@ -37,6 +37,13 @@ _DETECT = re.compile(r"\bcreateMachine\s*[(<]")
 
 def read(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
     """The first machine of the source text."""
+    model, warnings, _implementations = read_implemented(value)
+    return model, warnings
+
+
+def read_implemented(value: Any) -> tuple[MachineModel, list[FormatWarning], dict[str, Any]]:
+    """The first machine of the source text, and the implementations its source defines beside
+    the config (`setup({...})`, `createMachine`'s second argument), read in the same parse."""
     if not isinstance(value, str):
         raise ToolError("invalid_input", "XState source must be JavaScript or TypeScript text")
     result = extract_machines(value)
@@ -49,7 +56,7 @@ def read(value: Any) -> tuple[MachineModel, list[FormatWarning]]:
     machine = result["machines"][0]
     model = parse_config_model(model_config(machine["config"], warnings))
     # The export name (`export const payment = ...`) stays what it was when written back.
-    return replace(model, source_name=machine["name"]), warnings
+    return replace(model, source_name=machine["name"]), warnings, dict(machine.get("implementations") or {})
 
 
 def extract_models(text: str) -> Iterator[tuple[MachineModel, int]]:
@@ -449,6 +456,7 @@ def detect(source: Source) -> float:
 register_format(
     "xstate-ts",
     read=read,
+    read_implemented=read_implemented,
     write=write,
     detect=detect,
     aliases=("typescript", "javascript", "ts", "js", "xstate-js"),

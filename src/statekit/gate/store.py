@@ -18,11 +18,13 @@ Faults are typed so callers can answer them precisely instead of crashing:
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
 
 
 class StoreConflict(Exception):
@@ -94,14 +96,78 @@ class ScanStore(StateStore, Protocol):
         """
         ...
 
+@dataclass(frozen=True)
+class Quota:
+    """What one owner may keep in a store: live records and their bytes (None: no limit)."""
+
+    max_records: int | None = None
+    max_bytes: int | None = None
+
+
+QuotaLimit = Literal["records", "bytes", "capacity"]
+
+
+class QuotaExceeded(Exception):
+    """A save would take its owner over `limit` (records, bytes), or the store is full of other
+    owners' records (capacity): nothing was written."""
+
+    def __init__(self, owner: str | None, limit: QuotaLimit, used: int, allowed: int) -> None:
+        super().__init__(f"{owner!r} is at its {limit} limit ({used} of {allowed})")
+        self.owner = owner
+        self.limit = limit
+        self.used = used
+        self.allowed = allowed
+
+
+@runtime_checkable
+class OwnedStore(ScanStore, Protocol):
+    """A store that keeps an owner, a size and an expiry per record, enforces per-owner quotas in
+    the same atomic step as the compare-and-set, and reclaims expired records (what live machines
+    need: memory, SQLite and Redis all are)."""
+
+    async def save(self, handle: str, snapshot_json: str, expected_version: int | None, *,
+                   owner: str | None = None, ttl_seconds: float | None = None,
+                   quota: Quota | None = None) -> int:
+        """`StateStore.save`, and: the record belongs to `owner`, expires `ttl_seconds` from now
+        (instead of the store's TTL), and is refused with `QuotaExceeded` when it would take
+        `owner`'s live records over `quota` (a save that does not grow the owner's use never is)."""
+        ...
+
+    async def usage(self, owner: str | None) -> tuple[int, int]:
+        """How many live records `owner` keeps and their bytes."""
+        ...
+
+    async def sweep_expired(self, limit: int) -> int:
+        """Delete at most `limit` expired records, doing at most `limit` units of work; returns
+        the work done: `limit` means more may be waiting (native expiry: 0)."""
+        ...
+
+
+def text_size(text: str) -> int:
+    """A record's size as quotas count it: its UTF-8 bytes."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+@dataclass
+class _Entry:
+    text: str
+    version: int
+    expires_at: float | None
+    owner: str | None
+    size: int
+
 
 class MemoryStore:
     """A single-process store: a dict guarded by the event loop (no awaits inside a save).
 
     Versions come from one store-wide counter, so a key that expired and was
     created again never reuses a version an old reader might still hold.
-    `max_entries` bounds memory: the least recently used key is evicted first
-    (an evicted session starts over, an evicted handle is NOT_FOUND).
+    `max_entries` bounds memory: when the store is full, an expired record goes
+    first, then the least recently used record of the owner who is saving (an
+    evicted session starts over, an evicted handle is NOT_FOUND); one owner never
+    evicts another's records, and when the saver has none to give up the save is
+    refused (`QuotaExceeded`, "capacity"). `sweep_expired` reclaims expired
+    records, soonest first, from a heap of expiry times.
     """
 
     #: Only this process can write it: the gate's per-key lock alone serialises
@@ -122,18 +188,53 @@ class MemoryStore:
         self._ttl_seconds = ttl_seconds
         self._max_entries = max_entries
         self._clock = clock
-        self._entries: OrderedDict[str, tuple[str, int, float | None]] = OrderedDict()
+        self._entries: dict[str, _Entry] = {}
+        #: Each owner's keys, least recently used first (eviction takes only from the saver's own).
+        self._owned: dict[str | None, OrderedDict[str, None]] = {}
+        self._bytes: dict[str | None, int] = {}
+        #: (expires_at, version, key) per save; stale items are skipped when popped.
+        self._expiries: list[tuple[float, int, str]] = []
         self._versions = itertools.count(1)
 
-    def _live(self, handle: str) -> tuple[str, int, float | None] | None:
+    # -- bookkeeping: every change of an entry goes through _put or _drop -------------------
+
+    def _put(self, handle: str, entry: _Entry) -> None:
+        self._drop(handle)
+        self._entries[handle] = entry
+        self._owned.setdefault(entry.owner, OrderedDict())[handle] = None
+        self._bytes[entry.owner] = self._bytes.get(entry.owner, 0) + entry.size
+        if entry.expires_at is not None:
+            heapq.heappush(self._expiries, (entry.expires_at, entry.version, handle))
+            if len(self._expiries) > 2 * len(self._entries) + 1024:
+                self._rebuild_expiries()
+
+    def _drop(self, handle: str) -> _Entry | None:
+        entry = self._entries.pop(handle, None)
+        if entry is None:
+            return None
+        owned = self._owned[entry.owner]
+        del owned[handle]
+        self._bytes[entry.owner] -= entry.size
+        if not owned:
+            del self._owned[entry.owner], self._bytes[entry.owner]
+        return entry
+
+    def _rebuild_expiries(self) -> None:
+        self._expiries = [(entry.expires_at, entry.version, key) for key, entry in self._entries.items()
+                          if entry.expires_at is not None]
+        heapq.heapify(self._expiries)
+
+    def _expired(self, entry: _Entry, now: float | None = None) -> bool:
+        return entry.expires_at is not None and entry.expires_at <= (self._clock() if now is None else now)
+
+    def _live(self, handle: str) -> _Entry | None:
         entry = self._entries.get(handle)
         if entry is None:
             return None
-        expires_at = entry[2]
-        if expires_at is not None and expires_at <= self._clock():
-            del self._entries[handle]
+        if self._expired(entry):
+            self._drop(handle)
             return None
-        self._entries.move_to_end(handle)
+        self._owned[entry.owner].move_to_end(handle)
         return entry
 
     def __len__(self) -> int:
@@ -142,30 +243,87 @@ class MemoryStore:
     async def load(self, handle: str) -> tuple[str, int] | None:
         """The stored text and its version, or None."""
         entry = self._live(handle)
-        return None if entry is None else (entry[0], entry[1])
+        return None if entry is None else (entry.text, entry.version)
 
-    async def save(self, handle: str, snapshot_json: str, expected_version: int | None) -> int:
-        """Compare-and-set; the check and the write happen without yielding to the loop."""
+    async def save(self, handle: str, snapshot_json: str, expected_version: int | None, *,
+                   owner: str | None = None, ttl_seconds: float | None = None,
+                   quota: Quota | None = None) -> int:
+        """Compare-and-set; the check, the quota and the write happen without yielding to the loop."""
         entry = self._live(handle)
-        actual = None if entry is None else entry[1]
+        actual = None if entry is None else entry.version
         if actual != expected_version:
             raise StoreConflict(handle, expected_version, actual)
+        size = text_size(snapshot_json)
+        if quota is not None:
+            self._check_quota(handle, entry, owner, size, quota)
+        if entry is None and self._max_entries is not None and len(self._entries) >= self._max_entries:
+            self._make_room(owner)
+        ttl = ttl_seconds if ttl_seconds is not None else self._ttl_seconds
         version = next(self._versions)
-        expires_at = None if self._ttl_seconds is None else self._clock() + self._ttl_seconds
-        self._entries[handle] = (snapshot_json, version, expires_at)
-        self._entries.move_to_end(handle)
-        if self._max_entries is not None:
-            while len(self._entries) > self._max_entries:
-                self._entries.popitem(last=False)
+        self._put(handle, _Entry(snapshot_json, version, None if ttl is None else self._clock() + ttl, owner, size))
         return version
+
+    def _check_quota(self, handle: str, entry: _Entry | None, owner: str | None, size: int, quota: Quota) -> None:
+        same_owner = entry is not None and entry.owner == owner
+        if same_owner and entry is not None and size <= entry.size:
+            return  # not growing: never refused
+        for pruned in (False, True):
+            if pruned:  # over: the owner's expired records (not yet swept) do not count
+                self._drop_expired_of(owner)
+            records = len(self._owned.get(owner, ())) + (0 if same_owner else 1)
+            used = self._bytes.get(owner, 0) - (entry.size if same_owner and entry is not None else 0)
+            if quota.max_records is not None and records > quota.max_records:
+                refusal = QuotaExceeded(owner, "records", records - 1, quota.max_records)
+            elif quota.max_bytes is not None and used + size > quota.max_bytes:
+                refusal = QuotaExceeded(owner, "bytes", used, quota.max_bytes)
+            else:
+                return
+        raise refusal
+
+    def _drop_expired_of(self, owner: str | None) -> None:
+        now = self._clock()
+        for key in [key for key in self._owned.get(owner, ()) if self._expired(self._entries[key], now)]:
+            self._drop(key)
+
+    def _make_room(self, owner: str | None) -> None:
+        """Free one slot: an expired record, else the saver's own least recently used one."""
+        if self._sweep(len(self._expiries))[0]:
+            return
+        owned = self._owned.get(owner)
+        if not owned:
+            raise QuotaExceeded(owner, "capacity", len(self._entries), self._max_entries or 0)
+        self._drop(next(iter(owned)))
+
+    def _sweep(self, limit: int) -> tuple[int, int]:
+        """Pop at most `limit` due expiry entries (a record saved again left a stale one behind):
+        (records deleted, entries popped)."""
+        now = self._clock()
+        removed = popped = 0
+        while self._expiries and popped < limit and self._expiries[0][0] <= now:
+            _expires, version, key = heapq.heappop(self._expiries)
+            popped += 1
+            entry = self._entries.get(key)
+            if entry is not None and entry.version == version and self._expired(entry, now):
+                self._drop(key)
+                removed += 1
+        return removed, popped
+
+    async def sweep_expired(self, limit: int) -> int:
+        """Delete expired records, soonest expired first, looking at most at `limit` expiry
+        entries; returns how many it looked at (`limit`: more may be waiting)."""
+        return self._sweep(limit)[1]
+
+    async def usage(self, owner: str | None) -> tuple[int, int]:
+        """How many live records `owner` keeps and their bytes."""
+        self._drop_expired_of(owner)
+        return len(self._owned.get(owner, ())), self._bytes.get(owner, 0)
 
     async def keys(self, prefix: str = "") -> AsyncIterator[str]:
         """Live keys starting with `prefix`."""
+        now = self._clock()
         for key in list(self._entries):
             entry = self._entries.get(key)
-            if entry is None or not key.startswith(prefix):
-                continue
-            if entry[2] is not None and entry[2] <= self._clock():
+            if entry is None or not key.startswith(prefix) or self._expired(entry, now):
                 continue
             yield key
 
@@ -176,9 +334,9 @@ class MemoryStore:
             if expected_version is not None:
                 raise StoreConflict(handle, expected_version, None)
             return False
-        if expected_version is not None and entry[1] != expected_version:
-            raise StoreConflict(handle, expected_version, entry[1])
-        del self._entries[handle]
+        if expected_version is not None and entry.version != expected_version:
+            raise StoreConflict(handle, expected_version, entry.version)
+        self._drop(handle)
         return True
 
 

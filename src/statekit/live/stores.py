@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 from urllib.parse import urlsplit
 
-from statekit.gate.store import MemoryStore, StateStore
+from statekit.gate.store import MemoryStore, OwnedStore
 
 SCHEMES = ("memory", "sqlite", "redis", "rediss")
 
 
-def store_from_url(url: str, *, ttl_seconds: float | None = None, key_prefix: str = "statekit:") -> StateStore:
-    """The store `url` names; `ValueError` (with the accepted forms) for anything else."""
+def store_from_url(url: str, *, ttl_seconds: float | None = None, key_prefix: str = "statekit:") -> OwnedStore:
+    """The store `url` names; `ValueError` (with the accepted forms) for anything else, and a
+    `StoreError` when the store cannot be used (a SQLite file that is not a database)."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme == "memory":

@@ -8,12 +8,14 @@ virtual clock). Function names follow Appendix D so the two can be read side by 
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from statekit.budget import charge_output, check_budget, current_budget
 from statekit.formats.scxml_read import is_scxml, local
 from statekit.scxml.content import (
     content_value,
@@ -200,6 +202,7 @@ class Session:
         microsteps = 0
         while True:
             while self.running:
+                check_budget()  # every microstep: an eventless or raise loop stops at the call's deadline
                 enabled = self.select_eventless_transitions()
                 name: str | None = None
                 if not enabled:
@@ -378,12 +381,12 @@ class Session:
                     self.final = state.id
                 else:
                     self.internal.append(Event(f"done.state.{parent.id}", "internal", data=self.done_data(state)))
-                    self.raised.append(f"done.state.{parent.id}")
+                    self._keep(self.raised, f"done.state.{parent.id}")
                     grandparent = parent.parent
                     if grandparent is not None and grandparent.kind == "parallel" and all(
                             self.is_in_final_state(child) for child in _child_states(grandparent)):
                         self.internal.append(Event(f"done.state.{grandparent.id}", "internal"))
-                        self.raised.append(f"done.state.{grandparent.id}")
+                        self._keep(self.raised, f"done.state.{grandparent.id}")
 
     def compute_entry_set(self, transitions: list[Transition], to_enter: list[State], default_entry: set[State],
                           default_history_content: dict[State, list[ET.Element]]) -> None:
@@ -480,8 +483,8 @@ class Session:
     def raise_error(self, name: str, message: str, sendid: str | None = None, tagname: str | None = None) -> None:
         data = {"message": message} if tagname is None else {"message": message, "tagname": tagname}
         self.internal.append(Event(name, "platform", sendid=sendid, data=data))
-        self.raised.append(name)
-        self.errors.append(f"{name}: {message}")
+        self._keep(self.raised, name)
+        self._keep(self.errors, f"{name}: {message}")
 
     def execute_block(self, elements: list[ET.Element]) -> None:
         """Run one block; the first element that fails ends it with error.execution (SCXML 4.9)."""
@@ -496,6 +499,7 @@ class Session:
     def execute(self, element: ET.Element) -> None:
         if not isinstance(element.tag, str):
             return
+        check_budget()  # every executable element: a <foreach> or a long block stops at its deadline
         name = local(element.tag)
         if not is_scxml(element, name):
             # Executable content of another namespace: statekit runs none, and says so.
@@ -506,10 +510,10 @@ class Session:
             if not event:
                 raise ExecutionError("<raise> has no event")
             self.internal.append(Event(event, "internal"))
-            self.raised.append(event)
+            self._keep(self.raised, event)
         elif name == "log":
             expr = element.get("expr")
-            self.logs.append((element.get("label"), datamodel.evaluate(expr) if expr is not None else UNDEFINED))
+            self._keep(self.logs, (element.get("label"), datamodel.evaluate(expr) if expr is not None else UNDEFINED))
         elif name == "assign":
             location = element.get("location")
             if not location:
@@ -614,7 +618,7 @@ class Session:
                                  sendid)
         message = Event(event or "", "external", sendid=sendid, origin=f"#_scxml_{self.sessionid}",
                         origintype=SCXML_PROCESSOR, data=data)
-        self.sent.append({"event": message.name, "target": target, "delay": delay, "sendid": sendid})
+        self._keep(self.sent, {"event": message.name, "target": target, "delay": delay, "sendid": sendid})
         self.system.send(self, message, target, delay)
 
     def done_data(self, final: State) -> Any:
@@ -694,6 +698,16 @@ class Session:
 
     def child_done(self, invokeid: str) -> None:
         self.invocations.pop(invokeid, None)
+
+    def _keep(self, kept: list[Any], item: Any) -> None:
+        """Keep `item` for the session's report (`logs`, `raised`, `sent`, `errors`), counting it
+        toward the call's output limit as it is made (`statekit.budget.charge_output`): a
+        document that logs megabytes on every step stops with `output_too_large` at the limit
+        instead of building gigabytes. Invoked sessions' reports count too: they are kept as
+        long as the run lasts, whether or not a report shows them."""
+        if current_budget() is not None:  # plain library use has no limit: nothing to measure
+            charge_output(len(json.dumps(item, ensure_ascii=False, default=str)))
+        kept.append(item)
 
     def _record(self, event: str | None, enabled: list[Transition]) -> None:
         if self.system.record_steps:

@@ -14,12 +14,14 @@ explicit base directory: without one they are refused with `error.execution`.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections import deque
 from pathlib import Path
 from typing import Any
 
+from statekit.budget import check_budget
 from statekit.engine.clock import VirtualClock
 from statekit.formats.scxml_read import MAX_XML_CHARS
 from statekit.scxml.datamodel import UNDEFINED, Event, ExecutionError
@@ -34,6 +36,10 @@ MAX_EXTERNAL_EVENTS = 100_000
 #: Sessions alive at once, and how deep invocations may nest (a document invoking itself).
 MAX_LIVE_SESSIONS = 100
 MAX_INVOKE_DEPTH = 20
+#: Bytes of event data (of `<send>`s and `done.invoke` events) one run may make in all. Sent
+#: events wait in queues and timers with their data, so a `<foreach>` sending 10 MB each time
+#: would otherwise hold gigabytes before anything is processed.
+MAX_EVENT_DATA_BYTES = 64 * 1024 * 1024
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -56,11 +62,13 @@ class ScxmlSystem:
         self._timer_numbers = itertools.count(1)
         self._timers: dict[tuple[str, str], str] = {}
         self._processed = 0
+        self._event_data_bytes = 0
 
     # -- sessions -----------------------------------------------------------------------------
     def create_session(self, source: str | bytes | ET.Element, *, parent: Session | None = None,
                        invokeid: str | None = None, initial_values: dict[str, Any] | None = None,
                        base: str | None = None) -> Session:
+        check_budget(force=True)  # a session costs a datamodel: invoke loops stop at the deadline
         if len(self.sessions) >= MAX_LIVE_SESSIONS:
             raise ExecutionError(f"over {MAX_LIVE_SESSIONS} sessions would be alive at once")
         depth = 0
@@ -84,6 +92,16 @@ class ScxmlSystem:
         for key in [k for k in self._timers if k[0] == session.sessionid]:
             self.clock.cancel(self._timers.pop(key))
 
+    def close(self) -> None:
+        """Free the datamodel of every session still alive (a run stopped midway, by its budget or
+        an error, leaves invoked sessions running; their QuickJS contexts go now, not at the
+        next garbage collection)."""
+        for session in list(self.sessions.values()):
+            session.running = False
+            session.datamodel.close()
+        self.sessions.clear()
+        self.ready.clear()
+
     def start(self, source: str | bytes | ET.Element, *, base: str | None = None) -> Session:
         """Create and start a top-level session and run it (and whatever it invokes) to quiescence."""
         session = self.create_session(source, base=base)
@@ -97,7 +115,15 @@ class ScxmlSystem:
             session.external.append(event)
             self.ready.append(session)
 
+    def _count_event_data(self, data: Any) -> None:
+        if data is UNDEFINED or data is None:
+            return
+        self._event_data_bytes += len(json.dumps(data, ensure_ascii=False, default=str))
+        if self._event_data_bytes > MAX_EVENT_DATA_BYTES:
+            raise ScxmlRunError(f"the run's events carried over {MAX_EVENT_DATA_BYTES} bytes of data")
+
     def send(self, sender: Session, event: Event, target: str | None, delay: float) -> None:
+        self._count_event_data(event.data)
         if delay <= 0:
             self._dispatch(sender, event, target)
             return
@@ -151,6 +177,7 @@ class ScxmlSystem:
         parent, invokeid = child.parent, child.invokeid
         if parent is None or invokeid is None or invokeid not in parent.invocations:
             return
+        self._count_event_data(data)
         self.deliver(parent, Event(f"done.invoke.{invokeid}", "external", invokeid=invokeid,
                                    origin=f"#_scxml_{child.sessionid}", data=data if data is not None else UNDEFINED))
 
@@ -158,6 +185,7 @@ class ScxmlSystem:
     def run_until_quiescent(self) -> None:
         """Process external events until no session has one left (delayed ones stay pending)."""
         while self.ready:
+            check_budget(force=True)  # each event may run a macrostep of sandboxed JavaScript
             session = self.ready.popleft()
             self._processed += 1
             if self._processed > self.max_external_events:
@@ -182,6 +210,7 @@ class ScxmlSystem:
         limit = self.clock.now + max_virtual_ms
         self.run_until_quiescent()
         while root is None or root.running:
+            check_budget(force=True)
             due = self.next_due()
             if due is None or due > limit:
                 break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import logging
 import os
@@ -19,6 +20,27 @@ WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 MIN_TOKEN_LENGTH = 16
 
 AuthMode = Literal["bearer", "none"]
+#: Where the bearer guard leaves the authenticated principal: the ASGI scope's `state`, which
+#: the SDK's request object (and so the tool call's request context) shares.
+PRINCIPAL_STATE_KEY = "statekit.principal"
+
+
+def principal_of_token(token: str) -> str:
+    """The stable principal id of a bearer token: a hash, never the token itself.
+
+    The same token gives the same id in every process and after a restart, so a live machine a
+    caller started stays its own on any server sharing the store; the id (kept in stores, shown
+    in logs) does not give the token back.
+    """
+    return "token:" + hashlib.sha256(b"statekit-principal\0" + token.encode("utf-8")).hexdigest()[:32]
+
+
+def request_principal(request: object) -> str | None:
+    """The principal the bearer guard authenticated for this HTTP request (None: no auth, stdio)."""
+    scope = getattr(request, "scope", None)
+    state = scope.get("state") if isinstance(scope, dict) else None
+    principal = state.get(PRINCIPAL_STATE_KEY) if isinstance(state, dict) else None
+    return principal if isinstance(principal, str) else None
 
 
 class AccessConfigError(ValueError):

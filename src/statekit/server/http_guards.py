@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from statekit.errors import ErrorCode
 from statekit.hosted.credentials import caller_credential
+from statekit.server.access import PRINCIPAL_STATE_KEY, principal_of_token
 from statekit.server.jsonrpc_limits import check_message
 
 logger = logging.getLogger(__name__)
@@ -31,7 +32,12 @@ async def send_error(
     message: str,
     headers: Iterable[tuple[bytes, bytes]] = (),
 ) -> None:
-    """Answer with `status` and the JSON error envelope."""
+    """Answer a refusal with `status` and the JSON error envelope, and close the connection.
+
+    Refusals are decided before the body is read: `connection: close` tells the client the
+    connection ends with this answer (the server closes it: `http_limits`), instead of the
+    client reusing it with the refused body still unsent.
+    """
     body = json.dumps({"error": {"code": code, "message": message}}, separators=(",", ":")).encode()
     await send(
         {
@@ -40,6 +46,7 @@ async def send_error(
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
                 *headers,
             ],
         }
@@ -144,7 +151,10 @@ class BearerAuthGuard:
 
     def __init__(self, app: ASGIApp, *, tokens: Iterable[str]) -> None:
         self.app = app
-        self._tokens = tuple(token.encode() for token in tokens)
+        chosen = tuple(tokens)
+        self._tokens = tuple(token.encode() for token in chosen)
+        # Computed once: the principal a request authenticates as (live machines belong to it).
+        self._principals = tuple(principal_of_token(token) for token in chosen)
         if not self._tokens:
             raise ValueError("bearer authentication needs at least one token")
 
@@ -163,7 +173,8 @@ class BearerAuthGuard:
             )
             return
         scheme, _, presented = authorizations[0].partition(" ")
-        if scheme.lower() != "bearer" or not self._known(presented.strip().encode("latin-1")):
+        principal = self._principal(presented.strip().encode("latin-1")) if scheme.lower() == "bearer" else None
+        if principal is None:
             await send_error(
                 send,
                 401,
@@ -172,13 +183,16 @@ class BearerAuthGuard:
                 [(b"www-authenticate", b'Bearer realm="statekit", error="invalid_token"')],
             )
             return
+        # A scope of its own for the rest of the request: the principal is this request's alone.
+        scope = {**scope, "state": {**scope.get("state", {}), PRINCIPAL_STATE_KEY: principal}}
         await self.app(scope, receive, send)
 
-    def _known(self, presented: bytes) -> bool:
+    def _principal(self, presented: bytes) -> str | None:
         # Compare against every token, in constant time, so timing tells nothing about which matched.
-        matched = False
-        for token in self._tokens:
-            matched |= hmac.compare_digest(presented, token)
+        matched: str | None = None
+        for token, principal in zip(self._tokens, self._principals, strict=True):
+            if hmac.compare_digest(presented, token):
+                matched = principal
         return matched
 
 
@@ -257,8 +271,7 @@ class BodyLimitGuard:
             logger.warning("closed a request whose body did not arrive within %ss (%d bytes received)",
                            self.body_timeout, size)
             await send_error(send, 408, "bad_request",
-                             f"the request body did not arrive within {self.body_timeout} seconds",
-                             [(b"connection", b"close")])
+                             f"the request body did not arrive within {self.body_timeout} seconds")
             return
         if outcome == "disconnected":
             client = scope.get("client") or ("?", 0)

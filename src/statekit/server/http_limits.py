@@ -8,7 +8,11 @@ headers (slowloris) or opens and stays silent. `GuardedH11Protocol` adds:
   next request's headers must be complete within `header_timeout` seconds, or the client is
   sent 408 and the connection is closed, however slowly it trickles bytes;
 - a connection cap: past `max_connections` open connections, a new one is answered 503 and
-  closed at once, before anything is parsed.
+  closed at once, before anything is parsed;
+- no unread body: a request answered before its body was read (a refusal decided on its
+  headers: 401, 403, 421, 413) has its connection closed with the answer, so a client cannot
+  hold it by trickling the body it was refused for (uvicorn would otherwise wait for the body,
+  and each byte restarts its keep-alive timer).
 
 The body deadline is `BodyLimitGuard`'s (it reads every body before the endpoint runs).
 """
@@ -88,8 +92,12 @@ class GuardedH11Protocol(H11Protocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing():
-            self._arm_header_deadline()
+        if self.transport.is_closing():
+            return
+        if self.conn.their_state is h11.SEND_BODY:  # answered on its headers; the body is unread
+            self.transport.close()
+            return
+        self._arm_header_deadline()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_header_deadline()

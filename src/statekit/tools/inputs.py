@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from statekit.analysis.implemented import ImplementedMachine
 from statekit.errors import ToolError
 from statekit.formats import Source, detect_format, read_any
 from statekit.formats.documents import load_config_document
@@ -42,3 +43,20 @@ def load_model_with_normalization(machine: Any, from_format: str | None = None) 
     a structure-only format filled in (`assumed_*` warnings), and every reader warning."""
     outcome = read_any(machine, from_format)
     return outcome.model, {**outcome.normalization, "warnings": list(outcome.warnings)}
+
+
+def load_implemented(machine: Any, from_format: str | None = None) -> ImplementedMachine:
+    """The machine argument with every implementation its input defines, read once: what every
+    tool that runs a machine (simulation, paths, properties, live machines, verification) takes.
+
+    XState source gives its `setup({...})` / second-argument implementations from the same parse
+    as its config; a config carries its inline code; other formats read into the model.
+    """
+    outcome = read_any(machine, from_format)
+    return ImplementedMachine(
+        model=outcome.model,
+        implementations=outcome.implementations,
+        format=outcome.format,
+        warnings=tuple(outcome.warnings),
+        assumed=tuple(w for w in outcome.warnings if w["code"].startswith("assumed_")),
+    )

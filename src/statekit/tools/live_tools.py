@@ -13,16 +13,19 @@ from typing import Any
 from statekit.analysis.simulate import MAX_EVENTS, build_simulation_machine, child_actor_names
 from statekit.engine.machine import Machine
 from statekit.errors import ToolError
+from statekit.gate.store import Quota, StoreError
 from statekit.live import LiveMachines
+from statekit.live.bridge import store_fault
 from statekit.live.service import DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS
 from statekit.live.session import MAX_ADVANCE_MS
 from statekit.live.stores import store_from_url
 from statekit.tools.arguments import MACHINE_ARGUMENT
-from statekit.tools.inputs import load_model_with_normalization
-from statekit.tools.machine_tools import STEP_SCHEMA, _source_implementations
+from statekit.tools.inputs import load_implemented
+from statekit.tools.machine_tools import STEP_SCHEMA
 from statekit.tools.registry import ToolAnnotations, ToolContext, ToolSpec, register
 
 _lock = threading.Lock()
+_SERVICE = "live_machines"
 
 
 def runnable_machine(machine: Any, guards: Any) -> tuple[Machine, dict[str, Any]]:
@@ -32,12 +35,11 @@ def runnable_machine(machine: Any, guards: Any) -> tuple[Machine, dict[str, Any]
     arguments that passed it). Like simulate_machine's, the normalization names the format read
     and the defaults a structure-only format filled in (`assumed`).
     """
-    model, read = load_model_with_normalization(machine)
-    runnable, normalization = build_simulation_machine(model, guards, _source_implementations(machine, read))
-    normalization["format"] = read["format"]
-    if read.get("assumed"):
-        normalization["assumed"] = read["assumed"]
-    not_run = child_actor_names(model)
+    implemented = load_implemented(machine)
+    runnable, normalization = build_simulation_machine(implemented, guards)
+    if implemented.assumed:
+        normalization["assumed"] = list(implemented.assumed)
+    not_run = child_actor_names(implemented.model)
     if not_run:
         # A live machine is a running actor, as XState's createActor makes, but its children are
         # never run: what they would send back (done events, sendParent, sendBack) never comes.
@@ -46,15 +48,21 @@ def runnable_machine(machine: Any, guards: Any) -> tuple[Machine, dict[str, Any]
 
 
 def live_machines(context: ToolContext) -> LiveMachines:
-    """The context's live machine service, made on first use from its store URL."""
+    """The context's live machine service, made on first use from its store URL and quota (and
+    shared by the per-call copies of the context: `ToolContext.shared`)."""
     with _lock:
-        service = context.live_machines
-        if service is None:
+        service = context.shared.get(_SERVICE)
+        if not isinstance(service, LiveMachines):
             try:
                 store = store_from_url(context.store_url, ttl_seconds=MAX_TTL_SECONDS)
             except ValueError as error:
                 raise ToolError("capability_disabled", f"live machines need a store: {error}") from None
-            service = context.live_machines = LiveMachines(store, runnable_machine)
+            except StoreError as error:  # a damaged SQLite file, say: coded, and tried again next call
+                raise store_fault(error) from None
+            quota = Quota(max_records=context.live_max_machines, max_bytes=context.live_max_bytes)
+            # Its engine work runs where the call supervisor puts it (a worker), the store stays here.
+            service = context.shared[_SERVICE] = LiveMachines(store, runnable_machine, quota=quota,
+                                                              compute=context.compute)
         return service
 
 
@@ -78,20 +86,21 @@ CHANGES_STATE = ToolAnnotations(read_only=False, destructive=False, idempotent=F
 
 def _start(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     return live_machines(context).start(arguments["machine"], input_value=arguments.get("input"),
-                                        guards=arguments.get("guards"), ttl_seconds=arguments.get("ttlSeconds"))
+                                        guards=arguments.get("guards"), ttl_seconds=arguments.get("ttlSeconds"),
+                                        principal=context.principal)
 
 
 def _send(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     return live_machines(context).send(arguments["machineHandle"], arguments["events"],
-                                       arguments.get("advanceMs", 0))
+                                       arguments.get("advanceMs", 0), principal=context.principal)
 
 
 def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return live_machines(context).get(arguments["machineHandle"])
+    return live_machines(context).get(arguments["machineHandle"], principal=context.principal)
 
 
 def _stop(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return live_machines(context).stop(arguments["machineHandle"])
+    return live_machines(context).stop(arguments["machineHandle"], principal=context.principal)
 
 
 def _steps_summary(result: dict[str, Any]) -> str:
@@ -141,6 +150,7 @@ register(ToolSpec(
     function=_start,
     annotations=CHANGES_STATE,
     takes_context=True,
+    host_side=True,
     summarize=lambda r: f"Started {r['machineHandle']} in {r['snapshot']['value']}; expires {r['expiresAt']}.",
 ))
 
@@ -177,6 +187,7 @@ register(ToolSpec(
     function=_send,
     annotations=CHANGES_STATE,
     takes_context=True,
+    host_side=True,
     summarize=_steps_summary,
 ))
 
@@ -206,6 +217,7 @@ register(ToolSpec(
     function=_get,
     annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=True),
     takes_context=True,
+    host_side=True,
     summarize=_snapshot_summary,
 ))
 
@@ -220,5 +232,6 @@ register(ToolSpec(
     function=_stop,
     annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=True),
     takes_context=True,
+    host_side=True,
     summarize=lambda r: f"Stopped (last state {r.get('value')}).",
 ))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from statekit.analysis.implemented import ImplementedMachine
 from statekit.analysis.simulate import MAX_EVENTS, normalize_events, simulate
 from statekit.analysis.validate import (
     ISSUE_CODES,
@@ -16,7 +17,7 @@ from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import Source, detect_format
 from statekit.model import parse_machine
 from statekit.tools.arguments import MACHINE_ARGUMENT
-from statekit.tools.inputs import load_machine_document, load_model, load_model_with_normalization
+from statekit.tools.inputs import load_implemented, load_machine_document, load_model
 from statekit.tools.registry import ToolSpec, register
 
 JSON_VALUE: dict[str, Any] = {}  # any JSON value
@@ -46,12 +47,11 @@ def _validate(arguments: dict[str, Any]) -> dict[str, Any]:
         detected = "xstate"
     if detected != "xstate":
         # Another format: its reader builds the model and says what it assumed.
-        model, read = load_model_with_normalization(machine, detected)
-        source_implementations = _source_implementations(arguments["machine"], read) or {}
-        found = validate_model(model, _with_source(supplied, source_implementations))
-        found.extend(sandbox_name_issues(source_implementations.get("moduleScope") or {}))
+        implemented = load_implemented(machine, detected)
+        found = validate_model(implemented.model, _with_source(supplied, implemented))
+        found.extend(sandbox_name_issues(implemented.implementations.get("moduleScope") or {}))
         result = summarize(found)
-        result["normalization"] = {"format": read["format"], "assumed": read.get("assumed", [])}
+        result["normalization"] = {"format": implemented.format, "assumed": list(implemented.assumed)}
         return result
     document = load_machine_document(machine)
     try:
@@ -67,11 +67,11 @@ def _supplied(value: dict[str, list[str]] | None) -> SuppliedImplementations:
     return SuppliedImplementations(**{key: frozenset(lists.get(key, [])) for key in ("guards", "actions", "delays", "actors")})
 
 
-def _with_source(supplied: SuppliedImplementations, source: dict[str, Any]) -> SuppliedImplementations:
+def _with_source(supplied: SuppliedImplementations, source: ImplementedMachine) -> SuppliedImplementations:
     """The supplied names plus those the source's own `setup({...})` / `provide({...})` implements
     (an unresolvable group, `{"$ref": ...}`, implements nothing statekit can name)."""
     def names(kind: str) -> frozenset[str]:
-        group = source.get(kind)
+        group = source.implementations.get(kind)
         own = frozenset(group) if isinstance(group, dict) and "$ref" not in group else frozenset()
         return frozenset(getattr(supplied, kind)) | own
     return SuppliedImplementations(**{kind: names(kind) for kind in ("guards", "actions", "delays", "actors")})
@@ -143,11 +143,10 @@ def _simulate(arguments: dict[str, Any]) -> dict[str, Any]:
         raise ToolError("invalid_input", "`runUntilIdle` applies to SCXML documents only")
     events = normalize_events(arguments["events"])
     guards = arguments.get("guards")
-    model, read = load_model_with_normalization(machine)
-    result = simulate(model, events, arguments.get("input"), guards, _source_implementations(arguments["machine"], read))
-    result["normalization"]["format"] = read["format"]
-    if read.get("assumed"):
-        result["normalization"]["assumed"] = read["assumed"]
+    implemented = load_implemented(machine)
+    result = simulate(implemented, events, arguments.get("input"), guards)
+    if implemented.assumed:
+        result["normalization"]["assumed"] = list(implemented.assumed)
     return result
 
 
@@ -168,16 +167,6 @@ def _simulate_scxml(arguments: dict[str, Any]) -> dict[str, Any]:
                                              "evaluates its own conditions and data")
     return simulate_scxml(arguments["machine"], arguments.get("events"),
                           run_until_idle=bool(arguments.get("runUntilIdle")))
-
-
-def _source_implementations(machine: Any, read: dict[str, Any]) -> dict[str, Any] | None:
-    """The `setup({...})` implementations of XState source (the reader keeps only the config)."""
-    if read["format"] != "xstate-ts" or not isinstance(machine, str):
-        return None
-    from statekit.extract import extract_machines
-
-    machines = extract_machines(machine)["machines"]
-    return machines[0]["implementations"] if machines else None
 
 
 def _simulate_summary(result: dict[str, Any]) -> str:

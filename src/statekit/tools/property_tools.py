@@ -12,7 +12,7 @@ from statekit.analysis.properties import (
     check_machine_properties,
 )
 from statekit.tools.arguments import MACHINE_ARGUMENT
-from statekit.tools.inputs import load_model_with_normalization
+from statekit.tools.inputs import load_implemented
 from statekit.tools.registry import ToolSpec, register
 
 STATE = {"anyOf": [{"type": "string"}, {"type": "object"}],
@@ -45,11 +45,11 @@ TRACE = {"type": "object", "properties": {"events": {"type": "array", "items": {
 
 
 def _check(arguments: dict[str, Any]) -> dict[str, Any]:
-    model, read = load_model_with_normalization(arguments["machine"])
+    implemented = load_implemented(arguments["machine"])
     result = check_machine_properties(
-        model, arguments["properties"], guards=arguments.get("guards"), max_states=arguments.get("maxStates"),
+        implemented, arguments["properties"], guards=arguments.get("guards"), max_states=arguments.get("maxStates"),
         input_value=arguments.get("input"))
-    result["normalization"]["format"] = read["format"]
+    result["normalization"]["format"] = implemented.format
     return result
 
 

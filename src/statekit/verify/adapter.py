@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from statekit.analysis.implemented import ImplementedMachine
 from statekit.model.core import MachineModel
 
 
@@ -33,14 +34,20 @@ class Binding:
 
 @dataclass(frozen=True)
 class VerificationRequest:
-    """One verification: the machine, its planned test paths, bindings, baseline and policy."""
+    """One verification: the machine (with its implementations), its planned test paths,
+    bindings, baseline and policy."""
 
-    model: MachineModel
+    machine: ImplementedMachine
     model_ref: Mapping[str, Any]
     paths: Sequence[Mapping[str, Any]]
     bindings: Sequence[Binding] = ()
     baseline: Mapping[str, Any] | None = None
     policy: ExecutionPolicy = field(default_factory=ExecutionPolicy)
+
+    @property
+    def model(self) -> MachineModel:
+        """The machine's model (its states and transitions)."""
+        return self.machine.model
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from statekit.analysis.paths import EventEnumerator, StateGraph, coverage_targets, explore
+from statekit.analysis.paths import EventEnumerator, coverage_targets, explore
+from statekit.analysis.paths_graph import StateGraph
 from statekit.analysis.paths_trace import step_transitions
-from statekit.analysis.simulate import build_simulation_machine
+from statekit.analysis.simulate import ImplementedMachine, build_simulation_machine
 from statekit.engine.api import initial_transition
 from statekit.errors import ToolError
 from statekit.model.core import MachineModel
@@ -44,9 +45,11 @@ def _edges_to(state: int, parent: list[tuple[int, int] | None]) -> list[tuple[in
     return list(reversed(chain))
 
 
-def plan_paths(model: MachineModel, guards: dict[str, bool] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
-    """`(paths, model coverage, truncated)` for `model`."""
-    machine, _normalization = build_simulation_machine(model, guards)
+def plan_paths(implemented: ImplementedMachine,
+               guards: dict[str, bool] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
+    """`(paths, model coverage, truncated)` for the machine, run with its implementations."""
+    machine, _normalization = build_simulation_machine(implemented, guards)
+    model = implemented.model
     if machine.max_iterations is None:
         machine.max_iterations = 10_000
     initial, _ = initial_transition(machine)

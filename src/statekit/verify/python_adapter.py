@@ -176,6 +176,6 @@ def _initial_value(request: VerificationRequest) -> Any:
     from statekit.analysis.simulate import build_simulation_machine
     from statekit.engine.api import initial_transition
 
-    machine, _ = build_simulation_machine(request.model, None)
+    machine, _ = build_simulation_machine(request.machine, None)
     snapshot, _ = initial_transition(machine)
     return snapshot.value
