@@ -236,14 +236,14 @@ def test_the_command_line_runs_its_call_in_a_worker(monkeypatch: pytest.MonkeyPa
     assert json.loads(capsys.readouterr().out)["pid"] != os.getpid()
 
 
-@pytest.mark.parametrize("command", [["call", "simulate_machine"], ["simulate"]])
+@pytest.mark.parametrize("command", [["call", "simulate_machine"], ["--call-memory", "48M", "simulate"]])
 def test_a_memory_attack_through_the_command_line_answers_resource_exhausted(command: list[str],
                                                                               tmp_path: Path) -> None:
     document = tmp_path / "log.scxml"
     document.write_text(LOGGING)
     args = ([*command, json.dumps({"machine": LOGGING, "events": ["e"] * 100})] if command[0] == "call"
             else [*command, str(document), *(["e"] * 100)])
-    env = {**_env(), "STATEKIT_CALL_MEMORY": "48M"}
+    env = {**_env(), "STATEKIT_CALL_MEMORY": "48M"} if command[0] == "call" else _env()
     completed = subprocess.run([sys.executable, "-m", "statekit.cli", *args], env=env, capture_output=True,
                                text=True, timeout=120)
     assert completed.returncode == 2, completed.stdout[:500]
