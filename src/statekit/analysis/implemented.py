@@ -67,6 +67,13 @@ class ImplementedMachine:
         return frozenset(name for name, item in group.items()
                          if isinstance(item, Mapping) and "$ref" not in item)
 
+    @property
+    def opaque_values(self) -> list[str]:
+        """Values the source defines elsewhere (an imported tag, id or description) that run as
+        the opaque text of their reference: each with where it is and what it is."""
+        return [f"{w.get('path', '')}: {w['message']}" for w in self.warnings if w["code"] == "unresolved_reference"
+                and "opaque name" in w["message"]]
+
     def build(self, guards: Mapping[str, bool] | None = None) -> tuple[Machine, dict[str, Any]]:
         """The running machine and `{assumedGuards, assumedActors, format}`.
 
@@ -170,4 +177,6 @@ def _build(source: ImplementedMachine, guards: Mapping[str, bool] | None) -> tup
         issues = [i.to_json() for i in validate_model(model) if i.severity == "error"]
         raise ToolError("invalid_input", f"the machine cannot run: {error.message}", {"issues": issues}) from None
     normalization: dict[str, Any] = {"assumedGuards": assumed, "assumedActors": actors, "format": source.format}
+    if source.opaque_values:
+        normalization["opaqueValues"] = source.opaque_values
     return machine, normalization

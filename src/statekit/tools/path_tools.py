@@ -128,6 +128,9 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                 "contextDropped": {"type": "boolean"},
                 "eventlessGuardsAssumedFalse": {"type": "array", "items": {"type": "string"}},
                 "truncation": {"type": "string"},
+                "opaqueValues": {"type": "array", "items": {"type": "string"},
+                                 "description": "Values the source defines elsewhere (e.g. an imported tag) that ran "
+                                                "as the text of their reference, with where each is."},
             },
             "required": ["mode", "assumedGuards", "assumedActors"],
             "additionalProperties": False,
