@@ -22,7 +22,7 @@ from statekit.errors import ToolError
 from statekit.tools.inputs import load_implemented
 
 sys.path.insert(0, str(ORACLE_DIR / "graph"))
-import xstate_graph_suite as suite  # noqa: E402
+import xstate_graph_suite as suite
 
 GRAPH_PACKAGE = ORACLE_DIR / "node_modules" / "@xstate" / "graph"
 needs_oracle = pytest.mark.needs(node_ready([GRAPH_PACKAGE]), "node and @xstate/graph", "cd tests/oracle && npm ci")
