@@ -63,13 +63,17 @@ def build(
             return None if request is None else request.headers.get(principal_header or "")
 
         if relay_url is None:
-            gate = Gate(INVOICE, store=MemoryStore(), principal=principal)
+            # Per-principal lists and their listen streams: the opt-in 2026-07-28 list.
+            gate = Gate(
+                INVOICE, store=MemoryStore(), principal=principal, modern_list="by_state"
+            )
         else:
             gate = Gate(
                 INVOICE,
                 store=RedisStore.from_url(relay_url),
                 principal=principal,
                 list_changed_relay=RedisListChangedRelay.from_url(relay_url),
+                modern_list="by_state",
             )
 
     @gate.tool(description="Submit.", bind="draft", on_success="SUBMIT")

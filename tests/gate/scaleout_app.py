@@ -97,6 +97,7 @@ def build() -> tuple[Server[Any], Gate]:
         TILL,
         store=RedisStore.from_url(URL, key_prefix=PREFIX),
         principal=principal,
+        modern_list="by_state",  # its list follows each principal's till (the relay carries it)
         list_changed_relay=RedisListChangedRelay.from_url(URL, channel=f"{PREFIX}changed")
         if RELAY
         else None,

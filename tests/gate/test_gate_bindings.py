@@ -219,7 +219,7 @@ async def test_mcpserver_keeps_its_own_listen_events() -> None:
         await ctx.notify_resources_changed()
         return "submitted"
 
-    gate = Gate(INVOICE)
+    gate = Gate(INVOICE, modern_list="by_state")  # so that the gate has list changes to tell
     gate.bind("submit", "draft", "SUBMIT")
     gate.install(mcp)
     async with (

@@ -21,12 +21,12 @@ TILL: dict[str, Any] = {
 NAMES = ["submit", "approve", "open_till", "pay", "help"]
 
 
-def two_gates() -> tuple[Gate, Gate]:
+def two_gates(modern_list: Any = "static") -> tuple[Gate, Gate]:
     store = MemoryStore()  # one store for both: each gate keeps its own namespace
-    invoice = Gate(INVOICE, store=store)
+    invoice = Gate(INVOICE, store=store, modern_list=modern_list)
     invoice.bind("submit", "draft", "SUBMIT")
     invoice.bind("approve", "review", "APPROVE")
-    till = Gate(TILL, store=store)
+    till = Gate(TILL, store=store, modern_list=modern_list)
     till.bind("open_till", "closed", "OPEN")
     till.bind("pay", "open")
     return invoice, till
@@ -90,7 +90,8 @@ async def test_two_gates_name_only_listable_tools(kind: str) -> None:
 async def test_one_listen_stream_hears_both_gates() -> None:
     import asyncio
 
-    invoice, till = two_gates()
+    # 2026-07-28 lists change with the state only when the author opts in.
+    invoice, till = two_gates(modern_list="by_state")
     server = lowlevel_server()
     invoice.install(server)
     till.install(server)

@@ -20,7 +20,7 @@ MODERN = "2026-07-28"
 
 
 def invoice_server(
-    mode: str = "session", store: StateStore | None = None
+    mode: str = "session", store: StateStore | None = None, *, modern_list: Any = "static"
 ) -> tuple[Server[Any], Gate, dict[str, int]]:
     """A small invoice server; `calls` counts handler runs per tool."""
     server: Server[Any] = Server("test-invoice")
@@ -29,6 +29,7 @@ def invoice_server(
         store=store if store is not None else MemoryStore(),
         mode="handle" if mode == "handle" else "session",
         state_handle_key="invoice_id" if mode == "handle" else None,
+        modern_list=modern_list,
     )
     calls: dict[str, int] = {}
 
@@ -85,6 +86,15 @@ def invoice_server(
     return server, gate, calls
 
 
+ALL_TOOLS = [
+    "submit_invoice",
+    "approve_invoice",
+    "reject_invoice",
+    "discharge_invoice",
+    "get_invoice",
+]
+
+
 async def names(client: Client) -> list[str]:
     return [tool.name for tool in (await client.list_tools()).tools]
 
@@ -95,7 +105,8 @@ def text_of(result: types.CallToolResult) -> str:
 
 @pytest.mark.parametrize("mode", [LEGACY, MODERN])
 async def test_list_follows_the_workflow(mode: str) -> None:
-    server, _, _ = invoice_server()
+    """Legacy sessions always; 2026-07-28 clients only with the opt-in `modern_list="by_state"`."""
+    server, _, _ = invoice_server(modern_list="by_state")
     async with Client(server, mode=mode) as client:
         assert await names(client) == ["submit_invoice", "get_invoice"]
         assert not (await client.call_tool("submit_invoice", {})).is_error
@@ -134,7 +145,9 @@ async def test_guessed_tool_is_forbidden_before_its_handler_runs(mode: str) -> N
         assert payload is not None
         assert payload["code"] == "FORBIDDEN"
         assert payload["state"] == "draft"
-        assert payload["allowedTools"] == listed
+        # 2026-07-28 lists every tool (statically); legacy lists what is allowed now.
+        assert payload["allowedTools"] == ["submit_invoice", "get_invoice"]
+        assert listed == (payload["allowedTools"] if mode == LEGACY else ALL_TOOLS)
         assert 'FORBIDDEN: Tool "discharge_invoice"' in text_of(result)
         assert "submit_invoice, get_invoice" in text_of(result)
 
@@ -209,7 +222,7 @@ async def test_list_changed_is_sent_on_the_calls_stream_only_when_the_list_chang
 
 
 async def test_modern_list_is_private_and_uncacheable() -> None:
-    server, _, _ = invoice_server()
+    server, _, _ = invoice_server(modern_list="by_state")
     async with Client(server, mode=MODERN) as client:
         listed = await client.list_tools()
         assert listed.ttl_ms == 0
@@ -217,7 +230,7 @@ async def test_modern_list_is_private_and_uncacheable() -> None:
 
 
 async def test_modern_listen_stream_gets_list_changed() -> None:
-    server, _, _ = invoice_server()
+    server, _, _ = invoice_server(modern_list="by_state")
     async with (
         Client(server, mode=MODERN) as client,
         client.listen(tools_list_changed=True) as events,

@@ -52,11 +52,19 @@ class Clock:
 
 
 def review_server(
-    store: StateStore, clock: Clock, hooks: list[TransitionInfo] | None = None
+    store: StateStore,
+    clock: Clock,
+    hooks: list[TransitionInfo] | None = None,
+    *,
+    modern_list: Any = "static",
 ) -> tuple[Server[Any], Gate]:
     server: Server[Any] = Server("review")
     gate = Gate(
-        REVIEW, store=store, clock=clock, on_transition=(hooks if hooks is not None else []).append
+        REVIEW,
+        store=store,
+        clock=clock,
+        on_transition=(hooks if hooks is not None else []).append,
+        modern_list=modern_list,
     )
 
     @gate.tool(description="Submit for review.", bind="draft", on_success="SUBMIT")
@@ -291,7 +299,7 @@ async def test_a_timer_falling_due_mid_call_does_not_void_the_call() -> None:
 
 async def test_a_timer_fired_by_the_sweeper_reaches_modern_listen_streams() -> None:
     clock = Clock()
-    server, gate = review_server(MemoryStore(), clock)
+    server, gate = review_server(MemoryStore(), clock, modern_list="by_state")
     async with (
         Client(server, mode="2026-07-28") as client,
         client.listen(tools_list_changed=True) as events,

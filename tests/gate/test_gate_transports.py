@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from typing import Any
@@ -72,19 +71,19 @@ async def test_stdio_legacy_session() -> None:
         await walk_session_workflow(client, notifications)
 
 
-async def test_stdio_modern_with_listen_stream() -> None:
+async def test_stdio_modern_lists_statically_and_refuses_on_the_call_path() -> None:
+    """2026-07-28 over stdio: one list for the whole walk; where a tool runs is declared in it."""
     async with Client(stdio_params(), mode="auto") as client:
         assert client.protocol_version == MODERN
-        assert client.server_capabilities.tools is not None
-        assert client.server_capabilities.tools.list_changed is True
-        async with client.listen(tools_list_changed=True) as events:
-            iterator = aiter(events)
-            await client.call_tool("add_line_item", {"description": "x", "amount": 5})
-            await client.call_tool("submit_invoice", {})
-            async with asyncio.timeout(20):
-                event = await anext(iterator)
-            assert type(event).__name__ == "ToolsListChanged"
-            assert await names(client) == REVIEW
+        first = await client.list_tools()
+        assert set(DRAFT) | set(REVIEW) <= {tool.name for tool in first.tools}
+        refused = await client.call_tool("approve_invoice", {})
+        assert refused.structured_content is not None
+        assert refused.structured_content["code"] == "FORBIDDEN"
+        await client.call_tool("add_line_item", {"description": "x", "amount": 5})
+        assert not (await client.call_tool("submit_invoice", {})).is_error
+        assert (await client.list_tools(cache_mode="refresh")).tools == first.tools
+        assert not (await client.call_tool("approve_invoice", {})).is_error
 
 
 async def test_http_legacy_sessions_are_isolated() -> None:

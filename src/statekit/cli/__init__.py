@@ -13,7 +13,9 @@ import importlib
 import os
 import pkgutil
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from statekit.budget import DEFAULT_CALL_SECONDS, BudgetStop, CallBudget, running
@@ -65,7 +67,8 @@ def _run(argv: Sequence[str] | None) -> int:
         budget = CallBudget(seconds=_command_seconds(args.timeout), max_output_bytes=None,
                             on_progress=bar.update if bar else None)
         try:
-            with running(budget):  # every tool call the command makes shares this budget
+            # Every tool call the command makes shares this budget and runs in a supervised worker.
+            with running(budget), supervised_calls():
                 code = args.handler(args)
         except BudgetStop as stop:
             raise stop.error from None
@@ -83,6 +86,36 @@ def _run(argv: Sequence[str] | None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
 
+
+
+@contextmanager
+def supervised_calls() -> Iterator[None]:
+    """Inside the block every `statekit.tools.call` runs through a call supervisor, which bounds
+    its time and memory (`statekit.tools.supervisor`), whichever command made it.
+
+    A single-threaded command (the usual case) forks its one worker when it makes its first
+    call: the fork costs milliseconds and the child has every module the command imported. A
+    process with threads (the CLI run from a host) uses the process's shared pool instead.
+    """
+    from statekit.tools import registry
+    from statekit.tools.supervisor import Supervisor
+
+    made: list[Supervisor] = []
+
+    def supervisor() -> Supervisor:
+        if not made:
+            if threading.active_count() > 1:
+                return Supervisor.shared()
+            made.append(Supervisor(workers=1, start_method="fork").start())
+        return made[0]
+
+    registry.supervise_calls(supervisor)
+    try:
+        yield
+    finally:
+        registry.supervise_calls(None)
+        for each in made:
+            each.close()
 
 
 def _command_seconds(flag: float | None) -> float:

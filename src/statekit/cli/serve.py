@@ -42,6 +42,15 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _byte_size(text: str) -> int:
+    from statekit.budget import parse_byte_size
+
+    try:
+        return parse_byte_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _tool_list(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
@@ -82,7 +91,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-body-bytes",
         type=_positive_int,
         default=None,
-        help="largest HTTP request body (default: derived)",
+        help="largest request: an HTTP body or a stdio line; a longer stdio line is discarded unread and "
+        "answered -32600 (default: twice --max-source-bytes plus 1 MiB, at least 4 MiB)",
     )
     parser.add_argument(
         "--call-timeout", type=_positive_seconds, default=None,
@@ -93,6 +103,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-output-bytes", type=_positive_int, default=None,
         help=f"largest tool result in bytes of JSON; larger ones are refused with output_too_large "
         f"(default $STATEKIT_MAX_OUTPUT_BYTES or {DEFAULT_MAX_OUTPUT_BYTES})",
+    )
+    parser.add_argument(
+        "--call-memory", type=_byte_size, default=None, metavar="SIZE",
+        help="memory one tool call may use (bytes, or with K, M, G: 512M, 1G); a call past it is stopped with "
+        "resource_exhausted (default $STATEKIT_CALL_MEMORY or 1G)",
+    )
+    parser.add_argument(
+        "--workers", type=_positive_int, default=None, metavar="N",
+        help="worker processes that run tool calls, each call bounded in time and memory "
+        "(default $STATEKIT_WORKERS or one per core, at least 2)",
     )
     parser.add_argument(
         "--header-timeout", type=_positive_seconds, default=HTTP_DEFAULTS.header_timeout,

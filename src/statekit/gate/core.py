@@ -24,6 +24,7 @@ from statekit.engine import Machine, create_machine, initial_transition
 from statekit.gate.bindings import Binding, make_binding, reachable_state_ids
 from statekit.gate.calls import GateCall
 from statekit.gate.decision import World
+from statekit.gate.declare import declared_description
 from statekit.gate.errors import (
     GateConfigError,
 )
@@ -33,6 +34,7 @@ from statekit.gate.keys import (
     PrincipalResolver,
     WorkflowKey,
     authenticated_principal,
+    is_modern,
 )
 from statekit.gate.listen import KeyedListenHandler
 from statekit.gate.locks import KeyedLocks
@@ -55,6 +57,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger("statekit.gate")
 
 GateMode = Literal["session", "handle"]
+#: How session mode lists tools to 2026-07-28 clients: "static" (every tool, each declaring the
+#: states it needs; the default, as the spec asks) or "by_state" (the opt-in per-principal list).
+ModernList = Literal["static", "by_state"]
 ToolHandler = Callable[[dict[str, Any], GateCall], Awaitable[Any]]
 #: Builds the payload of the fired event from the call's arguments and its result.
 EventData = Callable[[dict[str, Any], Any], Mapping[str, Any]]
@@ -106,6 +111,7 @@ class GateCore:
         history_size: int = 20,
         properties: Sequence[Mapping[str, Any]] | None = None,
         status_tool: str | None = None,
+        modern_list: ModernList = "static",
     ) -> None:
         """`workflow` is an XState v5 config dict or a machine from `statekit.create_machine`.
 
@@ -122,9 +128,20 @@ class GateCore:
         them) must hold over every state the workflow can reach, or the gate is not made.
         `status_tool` names an always-listed tool the gate serves, answering the state, the
         tools allowed now and the route to every other bound tool (`gate/wayfinding.py`).
+        `modern_list` (session mode): "static" lists every tool to 2026-07-28 clients, each
+        bound one declaring its states (`gate/declare.py`), and refuses on the call path, since
+        the spec says the list "MUST NOT vary per-connection or as a side effect of other
+        requests on the connection"; "by_state" departs from that sentence on purpose and lists
+        a principal's tools by its workflow's state, as legacy sessions always are.
         """
         if mode not in ("session", "handle"):
             raise GateConfigError(f"mode must be 'session' or 'handle', not {mode!r}")
+        if modern_list not in ("static", "by_state"):
+            raise GateConfigError(
+                f"modern_list must be 'static' or 'by_state', not {modern_list!r}"
+            )
+        if mode == "handle" and modern_list != "static":
+            raise GateConfigError("modern_list='by_state' is a session-mode option")
         if mode == "handle" and not state_handle_key:
             raise GateConfigError(
                 "mode='handle' needs state_handle_key (the handle argument's name)"
@@ -143,6 +160,7 @@ class GateCore:
             require_properties(self.machine, properties, workflow_input)
         self.namespace = f"{self.workflow_id}/" if namespace is None else namespace
         self.mode: GateMode = mode
+        self.modern_list: ModernList = modern_list
         self.state_handle_key = state_handle_key
         self.store: StateStore = store if store is not None else MemoryStore()
         self.lease_seconds = lease_seconds
@@ -372,11 +390,16 @@ class GateCore:
 
     def handle_description(self, tool_name: str, description: str | None) -> str | None:
         """The description handle mode lists: the tool's own plus where it applies."""
-        binding = self._bindings.get(tool_name)
-        if not self.needs_handle(tool_name) or binding is None or not binding.is_state_bound:
+        if not self.needs_handle(tool_name):
             return description
-        where = f"Allowed only while the workflow is in: {', '.join(binding.state_paths)}."
-        return f"{description or ''} {where}".strip()
+        return declared_description(self._bindings.get(tool_name), description)
+
+    def lists_statically(self, ctx: Any) -> bool:
+        """True when `ctx`'s `tools/list` is the same for every caller and every state.
+
+        Handle mode always; session mode for 2026-07-28 requests unless `modern_list="by_state"`.
+        """
+        return self.mode == "handle" or (is_modern(ctx) and self.modern_list == "static")
 
     def compact_description(self, tool_name: str) -> str | None:
         """The description listed while the workflow is in its initial state, if one was given."""

@@ -40,14 +40,24 @@ class _FastMCPTools:
     def description(self, tool: Tool) -> str | None:
         return tool.description
 
+    def meta(self, tool: Tool) -> dict[str, Any] | None:
+        return None if tool.meta is None else dict(tool.meta)
+
     def replace(
-        self, tool: Tool, *, schema: dict[str, Any] | None = None, description: str | None = None
+        self,
+        tool: Tool,
+        *,
+        schema: dict[str, Any] | None = None,
+        description: str | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Tool:
         update: dict[str, Any] = {}
         if schema is not None:
             update["parameters"] = schema
         if description is not None:
             update["description"] = description
+        if meta is not None:
+            update["meta"] = meta
         return tool.model_copy(update=update)
 
 
@@ -214,6 +224,8 @@ class GateMiddleware(Middleware):
             return await self.catalogs.names(ctx)
 
         async def run(call: GateCall, stripped: dict[str, Any]) -> Any:
+            if stripped == (params.arguments or {}):
+                return await call_next(context)  # no handle to take out: nothing to copy
             message = params.model_copy(update={"arguments": stripped})
             return await call_next(context.copy(message=message))
 

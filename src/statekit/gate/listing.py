@@ -11,6 +11,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from statekit.gate.decision import Catalog
+from statekit.gate.declare import declared_description, declared_meta
 from statekit.gate.errors import (
     CONFLICT,
     GATE_MISCONFIGURED,
@@ -69,18 +70,10 @@ class GateListing(GateState):
                 f"GateConfigError: {problem}",
                 {"code": GATE_MISCONFIGURED, "retryable": False},
             )
-        if self.mode == "handle":
-            # 2026-07-28: the list must not vary per connection; the handle, not the list, carries state.
-            return [
-                view.replace(
-                    tool,
-                    schema=self.handle_schema(view.name(tool), view.schema(tool)),
-                    description=self.handle_description(view.name(tool), view.description(tool)),
-                )
-                if view.name(tool) in self._bindings
-                else tool
-                for tool in tools
-            ]
+        if self.lists_statically(ctx):
+            # 2026-07-28: the list must not vary per connection nor as a side effect of calls;
+            # each bound tool declares its states, and the call path refuses.
+            return [self._declared(tool, view) for tool in tools]
         try:
             key = self._keys.resolve_without_handle(ctx)
         except NoWorkflowKey as error:
@@ -117,6 +110,19 @@ class GateListing(GateState):
             shown.append(tool if compact is None else view.replace(tool, description=compact))
         return shown
 
+    def _declared(self, tool: T, view: ToolView[T]) -> T:
+        """`tool` as a static list shows it: with the states it needs (and the handle it takes)."""
+        name = view.name(tool)
+        binding = self._bindings.get(name)
+        if binding is None:
+            return tool
+        return view.replace(
+            tool,
+            schema=self.handle_schema(name, view.schema(tool)),
+            description=declared_description(binding, view.description(tool)),
+            meta=declared_meta(binding, view.meta(tool)),
+        )
+
     # ------------------------------------------------------------------ low-level tools/list
 
     async def list_tools(
@@ -125,7 +131,7 @@ class GateListing(GateState):
         """The `tools/list` handler."""
         tools, next_cursor = await self._catalog(ctx, params)
         shown = await self.filter_listing(ctx, tools, SDK_TOOLS)
-        if self.mode == "handle" or catalog_pass.get():
+        if self.lists_statically(ctx) or catalog_pass.get():
             return types.ListToolsResult(tools=shown, next_cursor=next_cursor)
         return types.ListToolsResult(
             tools=shown, next_cursor=next_cursor, ttl_ms=0, cache_scope="private"

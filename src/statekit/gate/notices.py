@@ -76,7 +76,9 @@ class GateNotices(GateCore):
                         await session.send_tool_list_changed()
                     except Exception:  # a closed session: nothing to tell, forget it
                         sessions.pop(connection, None)
-            await self._listen.publish_tools_changed(listen_identity(key))
+            if self.modern_list == "by_state":
+                # A static 2026-07-28 list did not change: nothing to tell its listen streams.
+                await self._listen.publish_tools_changed(listen_identity(key))
         except Exception:  # a lost notification must not fail a call that already committed
             logger.exception("statekit.gate: could not send tools/list_changed")
 

@@ -76,8 +76,15 @@ class ToolView(Protocol[T]):
 
     def description(self, tool: T) -> str | None: ...
 
+    def meta(self, tool: T) -> dict[str, Any] | None: ...
+
     def replace(
-        self, tool: T, *, schema: dict[str, Any] | None = None, description: str | None = None
+        self,
+        tool: T,
+        *,
+        schema: dict[str, Any] | None = None,
+        description: str | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> T: ...
 
 
@@ -91,18 +98,24 @@ class _SdkTools:
     def description(self, tool: types.Tool) -> str | None:
         return tool.description
 
+    def meta(self, tool: types.Tool) -> dict[str, Any] | None:
+        return None if tool.meta is None else dict(tool.meta)
+
     def replace(
         self,
         tool: types.Tool,
         *,
         schema: dict[str, Any] | None = None,
         description: str | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> types.Tool:
         update: dict[str, Any] = {}
         if schema is not None:
             update["input_schema"] = schema
         if description is not None:
             update["description"] = description
+        if meta is not None:
+            update["meta"] = meta
         return tool.model_copy(update=update)
 
 

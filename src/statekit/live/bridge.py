@@ -19,8 +19,9 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from statekit.budget import seconds_left
 from statekit.errors import ToolError
-from statekit.gate.store import CorruptRecord, QuotaExceeded, StoreError
+from statekit.gate.store import CorruptRecord, QuotaExceeded
 
 logger = logging.getLogger(__name__)
 
@@ -52,12 +53,19 @@ class StoreBridge:
             return self._loop
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """The coroutine's result, waiting at most `STORE_TIMEOUT_SECONDS`, and never more than a
+        second past the call's deadline: a call whose save is still in flight then answers
+        `upstream_timeout` (its write may land) before the server gives up on it and answers
+        `deadline_exceeded`, which promises that nothing was committed."""
         future = asyncio.run_coroutine_threadsafe(coroutine, self._running_loop())
+        left = seconds_left()
+        wait = STORE_TIMEOUT_SECONDS if left is None else min(STORE_TIMEOUT_SECONDS, left + 1.0)
         try:
-            return future.result(STORE_TIMEOUT_SECONDS)
+            return future.result(wait)
         except TimeoutError:  # concurrent.futures.TimeoutError is TimeoutError since 3.11
             future.cancel()
-            raise ToolError("upstream_timeout", "the machine store did not answer in time",
+            raise ToolError("upstream_timeout", "the machine store did not answer in time; a change this call "
+                            "made may have been saved: read the machine before sending again",
                             {"retryable": True}) from None
 
     def sweep(self, sweep_once: Callable[[int], Awaitable[int]], every_seconds: float) -> None:
@@ -95,13 +103,14 @@ async def _sweep_forever(sweep_once: Callable[[int], Awaitable[int]], every_seco
 
 def store_fault(error: BaseException) -> ToolError:
     """The coded answer to a store's fault: `upstream_error` (retryable unless the store's data is
-    damaged), never `internal_error`."""
+    damaged), never `internal_error`. The store's own words (a host and port, a file name) go to
+    the server log only."""
+    logger.warning("the live machine store failed: %s: %s", type(error).__name__, error)
     if isinstance(error, CorruptRecord):
-        return ToolError("upstream_error", f"the machine store's data is damaged ({error.reason}); "
-                         "its operator must repair or replace it", {"retryable": False})
-    if isinstance(error, StoreError):
-        return ToolError("upstream_error", f"the machine store failed ({error.reason})", {"retryable": True})
-    return ToolError("upstream_error", f"the machine store failed ({type(error).__name__})", {"retryable": True})
+        return ToolError("upstream_error", "the machine store's data is damaged: the server's operator must "
+                         "repair or replace it", {"retryable": False})
+    return ToolError("upstream_error", "the machine store is unavailable or failed; retry later",
+                     {"retryable": True})
 
 
 def quota_refusal(error: QuotaExceeded, size: int) -> ToolError:
@@ -113,8 +122,8 @@ def quota_refusal(error: QuotaExceeded, size: int) -> ToolError:
                    "stop one it no longer needs with stop_machine (or let one expire), or ask the server's "
                    "operator to raise --live-max-machines")
     elif error.limit == "bytes":
-        message = (f"this caller's live machines hold {error.used} bytes; {size} more would pass its "
-                   f"{error.allowed}-byte quota: stop machines it no longer needs with stop_machine, or ask "
+        message = (f"this caller's other live machines hold {error.used} bytes, and this one's {size} would pass "
+                   f"its {error.allowed}-byte quota: stop machines it no longer needs with stop_machine, or ask "
                    "the server's operator to raise --live-max-bytes")
     else:
         message = ("the server's machine store is full of other callers' machines: try again later, or ask the "

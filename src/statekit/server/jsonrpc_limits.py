@@ -27,6 +27,15 @@ MAX_NUMBER_CHARS = 100
 #: stdio and for 2025 HTTP clients) stops near 200 levels, so deeper input is refused the
 #: same way on every path.
 MAX_NESTING = 200
+#: The largest message by default (an HTTP body, a stdio line), the SDK's own request cap;
+#: raised when the source limit needs more room (JSON escaping can grow a source several
+#: times, and `input_too_large` is the clearer refusal for sources).
+BASE_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+def default_max_message_bytes(max_source_bytes: int) -> int:
+    """A message cap that leaves room for a source at its limit plus its JSON envelope."""
+    return max(BASE_MAX_MESSAGE_BYTES, 2 * max_source_bytes + 1024 * 1024)
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,13 @@ def check_message(text: str | bytes) -> tuple[Any, Rejection | None]:
     if nesting_depth(parsed, MAX_NESTING) > MAX_NESTING:
         return None, _too_deep(_request_id(parsed))
     return parsed, None
+
+
+def message_too_large(limit: int) -> Rejection:
+    """The refusal of a message over `limit` bytes (a stdio line read no further than the limit:
+    its id is unknown, so the answer's id is null)."""
+    return Rejection(INVALID_REQUEST, f"Invalid Request: the message is over {limit} bytes and was discarded",
+                     {"reason": "message_too_large", "limit": limit})
 
 
 def _too_deep(request_id: str | int | None) -> Rejection:

@@ -60,7 +60,9 @@ def live_machines(context: ToolContext) -> LiveMachines:
             except StoreError as error:  # a damaged SQLite file, say: coded, and tried again next call
                 raise store_fault(error) from None
             quota = Quota(max_records=context.live_max_machines, max_bytes=context.live_max_bytes)
-            service = context.shared[_SERVICE] = LiveMachines(store, runnable_machine, quota=quota)
+            # Its engine work runs where the call supervisor puts it (a worker), the store stays here.
+            service = context.shared[_SERVICE] = LiveMachines(store, runnable_machine, quota=quota,
+                                                              compute=context.compute)
         return service
 
 
@@ -149,6 +151,7 @@ register(ToolSpec(
     function=_start,
     annotations=CHANGES_STATE,
     takes_context=True,
+    host_side=True,
     summarize=lambda r: f"Started {r['machineHandle']} in {r['snapshot']['value']}; expires {r['expiresAt']}.",
 ))
 
@@ -185,6 +188,7 @@ register(ToolSpec(
     function=_send,
     annotations=CHANGES_STATE,
     takes_context=True,
+    host_side=True,
     summarize=_steps_summary,
 ))
 
@@ -214,6 +218,7 @@ register(ToolSpec(
     function=_get,
     annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=True),
     takes_context=True,
+    host_side=True,
     summarize=_snapshot_summary,
 ))
 
@@ -228,5 +233,6 @@ register(ToolSpec(
     function=_stop,
     annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=True),
     takes_context=True,
+    host_side=True,
     summarize=lambda r: f"Stopped (last state {r.get('value')}).",
 ))
