@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from statekit.analysis.scxml_code import with_scxml_code
 from statekit.engine.implementations import ActionArgs, Implementations
 from statekit.engine.inline import implementations_from_code
 from statekit.engine.machine import Machine
@@ -73,6 +74,17 @@ class ImplementedMachine:
         the opaque text of their reference: each with where it is and what it is."""
         return [f"{w.get('path', '')}: {w['message']}" for w in self.warnings if w["code"] == "unresolved_reference"
                 and "opaque name" in w["message"]]
+
+    @property
+    def runnable_model(self) -> MachineModel:
+        """The model as it runs: an SCXML document's ECMAScript conditions and assignments as
+        the inline code that implements them (`scxml_code`); `model` keeps them as read, for
+        what is written back."""
+        cached: MachineModel | None = self.__dict__.get("_runnable")
+        if cached is None:
+            cached = with_scxml_code(self.model) if self.format == "scxml" else self.model
+            object.__setattr__(self, "_runnable", cached)
+        return cached
 
     def build(self, guards: Mapping[str, bool] | None = None) -> tuple[Machine, dict[str, Any]]:
         """The running machine and `{assumedGuards, assumedActors, format}`.
@@ -146,7 +158,7 @@ def _constant(value: bool) -> Any:
 
 
 def _build(source: ImplementedMachine, guards: Mapping[str, bool] | None) -> tuple[Machine, dict[str, Any]]:
-    model = source.model
+    model = source.runnable_model
     supplied = dict(guards or {})
     for name, value in supplied.items():
         if not isinstance(value, bool):
