@@ -133,3 +133,16 @@ async def test_a_2026_client_walking_the_workflow_never_re_lists(
                 assert not (await sdk.call_tool(name, {})).is_error
     assert counter.lists == 1  # the client's own first listing, for the output schemas
     assert "not listed by server" not in caplog.text
+
+
+def test_anonymous_2026_http_requests_share_no_catalog() -> None:
+    """Over HTTP without a token nothing tells two 2026-07-28 callers apart (a middleware could
+    filter the list on a request header), so their catalogs are never reused."""
+    from types import SimpleNamespace
+
+    from statekit.gate.fastmcp_middleware import _caller
+
+    over_http = SimpleNamespace(protocol_version="2026-07-28", request=object(), session=None)
+    assert _caller(over_http) is None
+    in_process = SimpleNamespace(protocol_version="2026-07-28", request=None, session=None)
+    assert _caller(in_process) == ("modern", None)
