@@ -816,7 +816,7 @@ def _explore_model(implemented: ImplementedMachine, events: Sequence[Event] | No
                    limit: int | None, guards: Mapping[str, bool] | None, input_value: Any,
                    budget: Budget | None) -> Exploration:
     effective_limit = DEFAULT_LIMIT if limit is None else limit
-    model = implemented.model
+    model = implemented.runnable_model  # (coverage matches its transitions by identity)
     try:
         machine, normalization, graph, matches = _explore_as(
             implemented, events, to_state, from_state, effective_limit, guards, input_value, budget)
