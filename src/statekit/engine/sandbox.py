@@ -502,17 +502,20 @@ _PRELUDE = """
   // XState's assign takes `Object.assign({}, context, returned)` of the context object the
   // function received: one that changed it in place keeps the change, whether it returned
   // nothing or some keys. Such a function's result comes back with that context (the key is
-  // statekit.engine.evaluation's ASSIGNED_CONTEXT_KEY); what it may change is read from its
-  // source: an assignment, ++, --, delete or a method call (push, Object.assign(context, ...)).
+  // statekit.engine.evaluation's ASSIGNED_CONTEXT_KEY); whether it may change it is read from its
+  // source, conservatively: `context` used whole (passed on, spread, aliased), or a member of it
+  // assigned, incremented, deleted or called (`context.items.push(...)`).
   const mayWrite = new WeakMap();
-  const WRITES = /(?:^|[^=!<>])=(?![=>])|\\+\\+|--|\\bdelete\\b|\\.\\s*[A-Za-z_$][\\w$]*\\s*\\(/;
+  const BARE = /\\bcontext\\b(?!\\s*(?:\\.|\\?\\.|\\[))/;
+  const WRITES = /\\bcontext\\b(?:\\s*(?:\\??\\.\\s*[\\w$]+|\\[[^\\]]*\\]))*\\s*(?:=(?![=>])|\\+\\+|--|(?:\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?|[-+*\\/%&|^])=|\\()|(?:\\+\\+|--|\\bdelete)\\s*context\\b/;
   const assigned = function (fn, args, result) {
     if (result === undefined || result === null) return { "xstate$$assignedContext": args.context };
     let writes = mayWrite.get(fn);
     if (writes === undefined) {
       const source = String(fn);
       const arrow = source.indexOf("=>");
-      writes = WRITES.test(arrow >= 0 ? source.slice(arrow + 2) : source);
+      const body = arrow >= 0 ? source.slice(arrow + 2) : source;
+      writes = BARE.test(body) || WRITES.test(body);
       mayWrite.set(fn, writes);
     }
     return writes ? { "xstate$$assignedContext": args.context, value: result } : result;
