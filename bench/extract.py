@@ -37,6 +37,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "extract"))
+# extract_oracle imports tests/needs.py as `needs`.
+sys.path.insert(0, str(ROOT / "tests"))
 EXTRACTOR_DIR = ROOT / "tests" / "oracle" / "extract" / "machine-extractor"
 SOURCE_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs")
 
