@@ -214,7 +214,9 @@ EDGE_BYTES = 16
 #: Machines with at most this many state nodes key a state's nodes by a bit mask (at most 64
 #: bytes, and a pure step updates it in two operations); larger ones by the sorted positions.
 _MASKED_NODES = 512
-#: Discovered states whose step is kept until they are expanded (the others take it again).
+#: Bytes of the steps kept for discovered states until they are expanded (the others take it
+#: again), and the fewest steps kept whatever their size.
+_PENDING_BYTES = 256 * 1024
 _PENDING_KEPT = 256
 #: Queue entries read before the read part of the queue is dropped.
 _QUEUE_COMPACT_AT = 1 << 16
@@ -255,8 +257,9 @@ class _Explorer:
     A state discovered but not yet expanded keeps only its key and the (state, event) that
     discovered it: on a wide machine there are several such states per expanded one, and
     taking that step again when the state is expanded costs less than keeping its snapshot.
-    The step's result is kept for the first `_PENDING_KEPT` of them waiting at a time, so a
-    narrow machine (a chain, a grid: a few hundred waiting) never takes a step twice.
+    The step's result is kept for as many of them waiting at a time as fit in `_PENDING_BYTES`
+    (a step costs about its node tuple), so a narrow machine (a chain, a grid: hundreds
+    waiting) never takes a step twice.
     """
 
     def __init__(self, machine: Machine, start: Snapshot, budget: Budget | None) -> None:
@@ -268,14 +271,15 @@ class _Explorer:
         #: One bit per state node (positions in `machine.nodes`), when `masked`.
         self.bits: dict[Node, int] = {node: 1 << index for index, node in enumerate(machine.nodes)} if self.masked else {}
         self.pure_step = PureSteps(machine).step
-        #: State key -> id. A key is the bit mask of the active nodes, with the context's JSON
-        #: when the context is not empty: (mask, json).
+        #: State key -> id. A key is the active nodes' `node_key`, with the context's JSON when
+        #: the context is not empty: (node key, json).
         self.ids: dict[Any, int] = {}
         #: Per discovered state, the state and the event id of the step that discovered it.
         self.via_state = array("i")
         self.via_event = array("i")
         #: Discovered, not yet expanded states' steps, while there are few (see the docstring).
         self.pending: dict[int, Snapshot | Moved] = {}
+        self.pending_kept = max(_PENDING_KEPT, _PENDING_BYTES // (150 + 8 * len(start.nodes)))
         #: id(context) -> (context, JSON) for the contexts of expanded states (the graph keeps
         #: them alive, so an id stays theirs): most steps keep their state's context.
         self.context_keys: dict[int, tuple[Any, str]] = {}
@@ -314,7 +318,7 @@ class _Explorer:
             found = self.ids[key] = len(self.via_state)
             self.via_state.append(state)
             self.via_event.append(event)
-            if len(self.pending) < _PENDING_KEPT:
+            if len(self.pending) < self.pending_kept:
                 self.pending[found] = step
             # A context costs its JSON in the key, and about as much again kept in the record.
             self.clock.bytes += STATE_BYTES + (2 * len(key[1]) if type(key) is tuple else 0)
@@ -610,12 +614,32 @@ def state_json(snapshot: Snapshot) -> dict[str, Any]:
     return {"value": copy.deepcopy(snapshot.value), "context": plain_json(snapshot.context)}
 
 
-def path_json(graph: StateGraph, target: int, edges: PathEdges) -> dict[str, Any]:
-    """XState's path shape after `alterPath`: the init step, then one step per event."""
-    steps = [{"state": state_json(graph.snapshot(0)), "event": dict(INIT_EVENT)}]
-    steps.extend({"state": state_json(graph.snapshot(graph.edge_target[position])),
-                  "event": dict(graph.event_at(position))} for position in edges)
+def path_json(graph: StateGraph, target: int, edges: PathEdges, room: int | None = None) -> dict[str, Any] | None:
+    """XState's path shape after `alterPath`: the init step, then one step per event.
+
+    With `room`, None as soon as the path's JSON passes that many bytes: a simple path on a
+    wide machine can be 100,000 steps of a 20-key state value each, too large to build only
+    to find it does not fit.
+    """
+    def step(state: int, event: Event) -> dict[str, Any]:
+        nonlocal room
+        built = {"state": state_json(graph.snapshot(state)), "event": dict(event)}
+        if room is not None:
+            room -= len(json.dumps(built, ensure_ascii=False, separators=(",", ":"), default=str)) + 1
+            if room < 0:
+                raise _NoRoom
+        return built
+
+    try:
+        steps = [step(0, INIT_EVENT)]
+        steps.extend(step(graph.edge_target[position], graph.event_at(position)) for position in edges)
+    except _NoRoom:
+        return None
     return {"state": state_json(graph.snapshot(target)), "steps": steps, "weight": len(edges)}
+
+
+class _NoRoom(Exception):
+    """A path grew past the room it was given (`path_json`)."""
 
 
 def paths_within_output(graph: StateGraph, returned: Sequence[tuple[int, PathEdges]]) -> list[dict[str, Any]]:
@@ -624,13 +648,16 @@ def paths_within_output(graph: StateGraph, returned: Sequence[tuple[int, PathEdg
     Within a call, only as many as fit in half of the output budget left (the coverage and
     the rest of the result need room too): the others are left out, as paths past
     `max_paths` are, and the result says so (`truncatedReason: paths`); a large `max_paths`
-    gives a shorter list, never `output_too_large`.
+    gives a shorter list, never `output_too_large`. A path is measured step by step as it is
+    built, so one too large is given up before it is whole.
     """
     call = current_budget()
     room = None if call is None or call.max_output_bytes is None else (call.max_output_bytes - call.output_bytes) // 2
     paths: list[dict[str, Any]] = []
     for target, edges in returned:
-        path = path_json(graph, target, edges)
+        path = path_json(graph, target, edges, room)
+        if path is None:
+            break
         if room is not None:
             size = len(json.dumps(path, ensure_ascii=False, separators=(",", ":"), default=str))
             if size > room:
@@ -789,7 +816,7 @@ def _explore_model(implemented: ImplementedMachine, events: Sequence[Event] | No
                    limit: int | None, guards: Mapping[str, bool] | None, input_value: Any,
                    budget: Budget | None) -> Exploration:
     effective_limit = DEFAULT_LIMIT if limit is None else limit
-    model = implemented.model
+    model = implemented.runnable_model  # (coverage matches its transitions by identity)
     try:
         machine, normalization, graph, matches = _explore_as(
             implemented, events, to_state, from_state, effective_limit, guards, input_value, budget)

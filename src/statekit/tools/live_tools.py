@@ -124,8 +124,9 @@ register(ToolSpec(
     description=(
         "Starts a machine that stays alive between calls and returns its handle, first snapshot and actions. "
         "Send it events with send_events (advanceMs moves its virtual clock and fires due `after` transitions and "
-        "delayed events), read it with get_machine_snapshot, end it with stop_machine. Guards take the results in "
-        "`guards` (default true, listed in normalization.assumedGuards); inline JavaScript runs in the sandbox. "
+        "delayed events), read it with get_machine_snapshot, end it with stop_machine. Guards the source implements "
+        "run, `guards` overrides them, a guard implemented nowhere is true (listed in normalization.assumedGuards); "
+        "inline JavaScript runs in the sandbox. "
         f"The machine is forgotten after ttlSeconds (default {DEFAULT_TTL_SECONDS}) without use."
     ),
     input_schema={

@@ -89,7 +89,8 @@ INPUT_SCHEMA: dict[str, Any] = {
                   "description": "XState's traversal limit: past this many (state, event) pairs the traversal "
                                  f"stops and returns what it found, truncatedReason 'limit' (default {DEFAULT_LIMIT})."},
         "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
-                   "description": "Static results for named guards (default true)."},
+                   "description": "Static results for named guards, overriding their implementations; a guard "
+                                  "implemented nowhere is true."},
         "input": {"description": "The machine input, given to the xstate.init event."},
     },
     "required": ["machine"],
@@ -134,6 +135,9 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                 "contextDropped": {"type": "boolean"},
                 "eventlessGuardsAssumedFalse": {"type": "array", "items": {"type": "string"}},
                 "truncation": {"type": "string"},
+                "opaqueValues": {"type": "array", "items": {"type": "string"},
+                                 "description": "Values the source defines elsewhere (e.g. an imported tag) that ran "
+                                                "as the text of their reference, with where each is."},
             },
             "required": ["mode", "assumedGuards", "assumedActors"],
             "additionalProperties": False,
@@ -179,8 +183,10 @@ DESCRIPTION = (
     "left out. A step's state is the state its event led to; the first step is the start with "
     "event xstate.init. Coverage is over every path found (not only the returned ones): states are the machine's "
     "state nodes except the root and history nodes, active in some state of a path; transitions are the machine's "
-    "transitions (by id) taken in some step, eventless and raised ones included. Named guards take the booleans "
-    "in `guards` (default true). An event of type '*' is taken as XState's production build takes it (by the "
+    "transitions (by id) taken in some step, eventless and raised ones included. Guards run as in simulate_machine: "
+    "the ones the source implements (setup() or createMachine's second argument) are evaluated, `guards` gives "
+    "static results instead, and a guard implemented nowhere is true (listed in normalization.assumedGuards). "
+    "An event of type '*' is taken as XState's production build takes it (by the "
     "'*' transitions). Always answers within a budget: past `limit` (state, event) pairs (default "
     f"{DEFAULT_LIMIT}; XState would throw 'Traversal limit exceeded'), past {DEFAULT_MAX_STATES} states, its memory "
     f"or time budget, or {MAX_SIMPLE_PATHS} simple paths, it returns the paths of what it explored with "
