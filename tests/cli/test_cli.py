@@ -179,9 +179,10 @@ def test_simulate_prints_each_step() -> None:
     result = run_cli("simulate", str(PLAYER), "PLAY", '{"type": "PAUSE"}', "STOP")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    step_lines = [line for line in lines if "->" in line]
+    step_lines = [line for line in lines if not line.startswith(" ")]
     assert [line.split()[0] for line in step_lines] == ["xstate.init", "PLAY", "PAUSE", "STOP"]
     assert step_lines[1].split("->")[1].split() == ["playing", "[active]"]
+    assert step_lines[3].split()[1:] == ["(ignored)"]  # STOP is handled in playing, not paused
     assert "actions: startAudio, xstate.raise" in result.stdout
     assert 'context: {"plays": 0, "lastCommand": "PLAY"}' in result.stdout
 
