@@ -42,6 +42,16 @@ def script_options(script: Path) -> ScriptOptions:
         options={"-h": Option(False, False, None), "--help": Option(False, False, None)}
     )
     for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
+        # A switch read before argparse (`"--fastmcp" in sys.argv[1:]`) is a valueless flag.
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.left.value, str)
+            and node.left.value.startswith("--")
+            and any(isinstance(op, ast.In) for op in node.ops)
+        ):
+            found.options[node.left.value] = Option(False, False, None)
+            continue
         if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -121,6 +131,26 @@ def page_commands() -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in COMMAND.finditer(PAGE.read_text(encoding="utf-8"))]
 
 
+def heading_anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_links_into_the_page_name_its_headings() -> None:
+    anchors = {
+        heading_anchor(line.lstrip("#"))
+        for line in PAGE.read_text(encoding="utf-8").splitlines()
+        if line.startswith("#")
+    }
+    documents = [ROOT / "README.md", *ROOT.glob("docs/**/*.md"), *ROOT.glob("tests/**/*.md")]
+    links = [
+        (document.name, anchor)
+        for document in documents
+        for anchor in re.findall(r"BENCHMARKS\.md#([\w-]+)", document.read_text(encoding="utf-8"))
+    ]
+    assert [link for link in links if link[1] not in anchors] == []
+
+
 def test_the_page_names_bench_commands() -> None:
     # Guards the regular expression: a page whose commands it stopped matching would pass below.
     scripts = {script for script, _ in page_commands()}
@@ -151,3 +181,4 @@ def test_a_broken_command_is_caught(script: str, arguments: str, expected: str) 
 def test_valid_flags_pass() -> None:
     assert command_errors("bench/engine.py", "--events 100000 --seconds 5 --machines wide") == []
     assert command_errors("bench/scxml_suite.py", "--optional --rounds=3") == []
+    assert command_errors("bench/gate_overhead.py", "--fastmcp --calls 1000") == []
