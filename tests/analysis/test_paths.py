@@ -682,3 +682,16 @@ def test_context_extraction_could_not_evaluate_is_traversed_structurally() -> No
     result = paths(machine)
     assert result["normalization"]["mode"] == "structural"
     assert {p["state"]["value"] for p in result["paths"]} == {"idle", "playing"}
+
+
+def test_a_path_too_large_for_its_room_is_given_up_while_it_is_built() -> None:
+    from statekit.analysis.paths import path_json, shortest_paths
+
+    explored = explore_model(ImplementedMachine.of_config(parse_machine(corpus.chain(400))))
+    found = shortest_paths(explored.graph, explored.matches, keep=400)
+    target, edges = found.returned[-1]
+    whole = path_json(explored.graph, target, edges)
+    assert whole is not None and whole["weight"] == 399
+    size = len(json.dumps(whole, ensure_ascii=False, separators=(",", ":")))
+    assert path_json(explored.graph, target, edges, room=size // 4) is None
+    assert path_json(explored.graph, target, edges, room=size + 1000) == whole

@@ -167,6 +167,29 @@ def _children_of(pid: int) -> list[int]:
     return found
 
 
+def _tree_rss_mb(pid: int) -> float:
+    """The resident memory of `pid` and every process below it (the fork server, the workers)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree, grown = {pid}, True
+    while grown:
+        below = {child for child, parent in parents.items() if parent in tree} - tree
+        grown = bool(below)
+        tree |= below
+    total = 0.0
+    for member in tree:
+        try:
+            total += _status_mb(member, "VmRSS")
+        except (OSError, AssertionError):
+            continue  # gone meanwhile
+    return total
+
+
 def _status_mb(pid: int, field: str) -> float:
     match = re.search(rf"{field}:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
     assert match, field
@@ -206,6 +229,7 @@ async def test_the_attacks_end_coded_or_truncated_and_the_server_keeps_its_memor
         warm = await client.call_tool("validate_machine", {"machine": toggles()})
         assert not warm.is_error
         baseline = _status_mb(pid, "VmRSS")
+        tree_baseline = _tree_rss_mb(pid)
         outcomes = []
         for name, arguments in ATTACKS:
             result = await client.call_tool(name, arguments)
@@ -221,8 +245,12 @@ async def test_the_attacks_end_coded_or_truncated_and_the_server_keeps_its_memor
         assert _status_mb(pid, "VmHWM") - baseline < 64
         # A memory attack answers resource_exhausted, never internal_error.
         assert ("simulate_machine", "resource_exhausted") in outcomes
-        after = await client.call_tool("validate_machine", {"machine": MACHINE})
+        after = await client.call_tool("validate_machine", {"machine": toggles()})
         assert not after.is_error, "the server did not recover a worker"
+        # The workers that ran out were replaced: the server with its workers is back near its baseline.
+        tree_after = _tree_rss_mb(pid)
+        print(f"server and workers: {tree_baseline:.0f} MB -> {tree_after:.0f} MB")
+        assert tree_after - tree_baseline < 64
 
 
 # -- the command line and the Python API ----------------------------------------------------------
@@ -236,14 +264,14 @@ def test_the_command_line_runs_its_call_in_a_worker(monkeypatch: pytest.MonkeyPa
     assert json.loads(capsys.readouterr().out)["pid"] != os.getpid()
 
 
-@pytest.mark.parametrize("command", [["call", "simulate_machine"], ["simulate"]])
+@pytest.mark.parametrize("command", [["call", "simulate_machine"], ["--call-memory", "48M", "simulate"]])
 def test_a_memory_attack_through_the_command_line_answers_resource_exhausted(command: list[str],
                                                                               tmp_path: Path) -> None:
     document = tmp_path / "log.scxml"
     document.write_text(LOGGING)
     args = ([*command, json.dumps({"machine": LOGGING, "events": ["e"] * 100})] if command[0] == "call"
             else [*command, str(document), *(["e"] * 100)])
-    env = {**_env(), "STATEKIT_CALL_MEMORY": "48M"}
+    env = {**_env(), "STATEKIT_CALL_MEMORY": "48M"} if command[0] == "call" else _env()
     completed = subprocess.run([sys.executable, "-m", "statekit.cli", *args], env=env, capture_output=True,
                                text=True, timeout=120)
     assert completed.returncode == 2, completed.stdout[:500]
@@ -262,3 +290,39 @@ def test_the_python_api_runs_in_process_by_default_and_supervised_on_request() -
             assert supervisor.call(spec.name, {})["pid"] in supervisor.worker_pids()
     finally:
         del registry._REGISTRY[spec.name]
+
+
+async def test_a_client_that_cancels_kills_the_work_in_its_worker(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    """MCP cancellation (the SDK sends notifications/cancelled when the caller gives up) reaches
+    the worker: the spinning call's process is gone, though the call had no deadline."""
+    import anyio
+
+    registry.tools()
+    monkeypatch.setitem(registry._REGISTRY, supervisor_tools.SPIN.name, supervisor_tools.SPIN)
+    pid_file = tmp_path / "pid"
+    supervisor = Supervisor(workers=1)
+    try:
+        server = create_server(tools=[supervisor_tools.SPIN.name], context=ToolContext(call_seconds=None),
+                               supervisor=supervisor)
+        async with Client(server, mode="legacy") as client:
+            async with anyio.create_task_group() as group:
+                group.start_soon(client.call_tool, supervisor_tools.SPIN.name, {"pidFile": str(pid_file)})
+                with anyio.fail_after(60):
+                    while not (pid_file.exists() and pid_file.read_text()):
+                        await anyio.sleep(0.05)
+                group.cancel_scope.cancel()
+            worker = int(pid_file.read_text())
+            with anyio.fail_after(30):
+                while Path(f"/proc/{worker}").exists() and "Z" not in _state(worker):
+                    await anyio.sleep(0.05)
+            assert worker not in supervisor.worker_pids()
+    finally:
+        supervisor.close()
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"

@@ -195,3 +195,20 @@ def test_workers_are_recycled_after_their_call_quota() -> None:
     with Supervisor(workers=1, max_calls=2) as pool:
         pids = [pool.call(hostile.PID, {}, _context())["pid"] for _ in range(5)]
     assert len(set(pids)) == 3  # 2 + 2 + 1
+
+
+def test_memory_sizes_read_as_binary_units(monkeypatch: pytest.MonkeyPatch) -> None:
+    from statekit.budget import DEFAULT_CALL_MEMORY, parse_byte_size
+
+    assert [parse_byte_size(text) for text in ("1024", "512M", "512MiB", "1G", "1.5g", "64 kb")] == [
+        1024, 512 * 2**20, 512 * 2**20, 2**30, 3 * 2**29, 64 * 1024]
+    for bad in ("", "12X", "-1M", "0", "M"):
+        with pytest.raises(ValueError):
+            parse_byte_size(bad)
+    monkeypatch.delenv("STATEKIT_CALL_MEMORY", raising=False)
+    assert ToolContext.from_environment().call_memory == DEFAULT_CALL_MEMORY == 2**30
+    monkeypatch.setenv("STATEKIT_CALL_MEMORY", "256M")
+    assert ToolContext.from_environment().call_memory == 256 * 2**20
+    monkeypatch.setenv("STATEKIT_CALL_MEMORY", "lots")
+    with pytest.raises(ValueError):
+        ToolContext.from_environment()

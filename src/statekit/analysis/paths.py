@@ -268,8 +268,8 @@ class _Explorer:
         #: One bit per state node (positions in `machine.nodes`), when `masked`.
         self.bits: dict[Node, int] = {node: 1 << index for index, node in enumerate(machine.nodes)} if self.masked else {}
         self.pure_step = PureSteps(machine).step
-        #: State key -> id. A key is the bit mask of the active nodes, with the context's JSON
-        #: when the context is not empty: (mask, json).
+        #: State key -> id. A key is the active nodes' `node_key`, with the context's JSON when
+        #: the context is not empty: (node key, json).
         self.ids: dict[Any, int] = {}
         #: Per discovered state, the state and the event id of the step that discovered it.
         self.via_state = array("i")
@@ -610,12 +610,32 @@ def state_json(snapshot: Snapshot) -> dict[str, Any]:
     return {"value": copy.deepcopy(snapshot.value), "context": plain_json(snapshot.context)}
 
 
-def path_json(graph: StateGraph, target: int, edges: PathEdges) -> dict[str, Any]:
-    """XState's path shape after `alterPath`: the init step, then one step per event."""
-    steps = [{"state": state_json(graph.snapshot(0)), "event": dict(INIT_EVENT)}]
-    steps.extend({"state": state_json(graph.snapshot(graph.edge_target[position])),
-                  "event": dict(graph.event_at(position))} for position in edges)
+def path_json(graph: StateGraph, target: int, edges: PathEdges, room: int | None = None) -> dict[str, Any] | None:
+    """XState's path shape after `alterPath`: the init step, then one step per event.
+
+    With `room`, None as soon as the path's JSON passes that many bytes: a simple path on a
+    wide machine can be 100,000 steps of a 20-key state value each, too large to build only
+    to find it does not fit.
+    """
+    def step(state: int, event: Event) -> dict[str, Any]:
+        nonlocal room
+        built = {"state": state_json(graph.snapshot(state)), "event": dict(event)}
+        if room is not None:
+            room -= len(json.dumps(built, ensure_ascii=False, separators=(",", ":"), default=str)) + 1
+            if room < 0:
+                raise _NoRoom
+        return built
+
+    try:
+        steps = [step(0, INIT_EVENT)]
+        steps.extend(step(graph.edge_target[position], graph.event_at(position)) for position in edges)
+    except _NoRoom:
+        return None
     return {"state": state_json(graph.snapshot(target)), "steps": steps, "weight": len(edges)}
+
+
+class _NoRoom(Exception):
+    """A path grew past the room it was given (`path_json`)."""
 
 
 def paths_within_output(graph: StateGraph, returned: Sequence[tuple[int, PathEdges]]) -> list[dict[str, Any]]:
@@ -624,13 +644,16 @@ def paths_within_output(graph: StateGraph, returned: Sequence[tuple[int, PathEdg
     Within a call, only as many as fit in half of the output budget left (the coverage and
     the rest of the result need room too): the others are left out, as paths past
     `max_paths` are, and the result says so (`truncatedReason: paths`); a large `max_paths`
-    gives a shorter list, never `output_too_large`.
+    gives a shorter list, never `output_too_large`. A path is measured step by step as it is
+    built, so one too large is given up before it is whole.
     """
     call = current_budget()
     room = None if call is None or call.max_output_bytes is None else (call.max_output_bytes - call.output_bytes) // 2
     paths: list[dict[str, Any]] = []
     for target, edges in returned:
-        path = path_json(graph, target, edges)
+        path = path_json(graph, target, edges, room)
+        if path is None:
+            break
         if room is not None:
             size = len(json.dumps(path, ensure_ascii=False, separators=(",", ":"), default=str))
             if size > room:

@@ -125,7 +125,7 @@ class DirectFork:
             ours.close()
             code = 0
             try:
-                serve(Connection(theirs.detach()))
+                serve(Connection(theirs.detach()), warm=False)  # this process is warm already
             except BaseException:  # pragma: no cover - a worker that fails says so on stderr
                 import traceback
 

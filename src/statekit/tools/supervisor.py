@@ -119,7 +119,8 @@ class Supervisor:
     _shared_lock = threading.Lock()
 
     def __init__(self, *, workers: int | None = None, max_calls: int = DEFAULT_MAX_CALLS,
-                 start_method: str = "forkserver", kill_grace: float = KILL_GRACE_SECONDS) -> None:
+                 start_method: str = "forkserver", kill_grace: float = KILL_GRACE_SECONDS,
+                 call_memory: int | None = None) -> None:
         self.workers = default_workers() if workers is None else workers
         if self.workers < 1:
             raise ValueError("a supervisor needs at least one worker")
@@ -127,6 +128,8 @@ class Supervisor:
             raise ValueError(f"kill_grace must be above 0 and at most {KILL_GRACE_SECONDS} s")
         self.max_calls = max_calls
         self.kill_grace = kill_grace
+        #: The memory budget of every call this pool runs; None: each call's context says.
+        self.call_memory = call_memory
         self._launcher = launcher(start_method)
         self._forks_here = start_method == "fork"
         self._condition = threading.Condition()
@@ -328,6 +331,8 @@ class Supervisor:
             context = registry.default_context()
         if principal is not None:
             context = replace(context, principal=principal)
+        if self.call_memory is not None and context.call_memory != self.call_memory:
+            context = replace(context, call_memory=self.call_memory)
         if budget is None:
             budget = current_budget() or CallBudget(seconds=context.call_seconds,
                                                     max_output_bytes=context.max_output_bytes)

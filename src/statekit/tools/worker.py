@@ -34,7 +34,6 @@ import pickle
 import signal
 import socket
 import struct
-import sys
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -127,14 +126,17 @@ def _cancel(signum: int, frame: FrameType | None) -> None:
         _worker.budget.cancel()
 
 
-def serve(connection: Connection) -> None:
-    """The worker's life: say hello, then answer requests until the pipe closes or it recycles."""
+def serve(connection: Connection, *, warm: bool = True) -> None:
+    """The worker's life: say hello, then answer requests until the pipe closes or it recycles.
+
+    `warm` runs a warm-up call first (a pooled worker; a command's one-call worker skips it)."""
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(CANCEL_SIGNAL, _cancel)
     # stdout may be the MCP stdio transport: nothing a tool prints may reach it.
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    _warm_up()
+    os.dup2(2, 1)
+    if warm:
+        _warm_up()
     worker = _worker = _Worker(connection, process_status())
     try:
         worker.reply(b"H", json.dumps({"pid": os.getpid(), "rss": worker.baseline.get("VmRSS", 0)}).encode())
