@@ -21,6 +21,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from statekit.hosted.embedded import EmbeddedRegistry
+from statekit.tools.references import PATCHES_URI, TOOL_SCHEMAS_URI
 from statekit.verify.python_adapter import network_isolation_available
 from tool_arguments import MACHINE, ROOT
 
@@ -100,6 +101,11 @@ def server_parameters(tmp_path: Any) -> StdioServerParameters:
 async def test_an_agent_calls_every_tool_from_the_listing_alone(tmp_path: Any) -> None:
     async with Client(server_parameters(tmp_path), mode="legacy") as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        # The reference documents the descriptions point to are served.
+        resources = {str(resource.uri) for resource in (await client.list_resources()).resources}
+        assert {PATCHES_URI, TOOL_SCHEMAS_URI} <= resources
+        patches = await client.read_resource(PATCHES_URI)
+        assert json.loads(patches.contents[0].text)["items"]["oneOf"]  # type: ignore[union-attr]
         assert set(listed) == set(AGENT_ARGUMENTS), "every listed tool has a row in AGENT_ARGUMENTS"
         found: dict[str, Any] = {}
         for name, written in AGENT_ARGUMENTS.items():

@@ -129,6 +129,6 @@ def server_instructions(specs: Mapping[str, ToolSpec]) -> str:
     parts.append(
         "Results are structured content with a short text summary. A failure is an isError result whose "
         "text starts with a sentence saying what went wrong, and whose structured content carries a stable "
-        "error code and the message."
+        "error code and the message. Every tool's complete schemas: resource statekit://reference/tool-schemas.json."
     )
     return " ".join(parts)

@@ -26,6 +26,7 @@ from statekit.server.app_resource import install_app_resources
 from statekit.server.calls import ToolCaller, error_result
 from statekit.server.catalog import list_tools_result, select_tools, server_instructions
 from statekit.server.observer import ToolCallObserver
+from statekit.server.reference_resources import install_reference_resources
 from statekit.tools import registry
 from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES, ToolContext, ToolSpec
 from statekit.tools.supervisor import Supervisor
@@ -149,6 +150,7 @@ def register_tools(
     _install_call_handler(server, catalog, caller)
     _install_schema_lookup(server, catalog)
     install_app_resources(server, catalog)  # MCP Apps: only when a served tool links a ui:// app
+    install_reference_resources(server, catalog)  # what the tool descriptions point to (statekit://reference/...)
     return ToolRegistration(tuple(sorted(catalog)), max_source_bytes, client_id)
 
 
