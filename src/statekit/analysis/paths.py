@@ -214,7 +214,9 @@ EDGE_BYTES = 16
 #: Machines with at most this many state nodes key a state's nodes by a bit mask (at most 64
 #: bytes, and a pure step updates it in two operations); larger ones by the sorted positions.
 _MASKED_NODES = 512
-#: Discovered states whose step is kept until they are expanded (the others take it again).
+#: Bytes of the steps kept for discovered states until they are expanded (the others take it
+#: again), and the fewest steps kept whatever their size.
+_PENDING_BYTES = 256 * 1024
 _PENDING_KEPT = 256
 #: Queue entries read before the read part of the queue is dropped.
 _QUEUE_COMPACT_AT = 1 << 16
@@ -255,8 +257,9 @@ class _Explorer:
     A state discovered but not yet expanded keeps only its key and the (state, event) that
     discovered it: on a wide machine there are several such states per expanded one, and
     taking that step again when the state is expanded costs less than keeping its snapshot.
-    The step's result is kept for the first `_PENDING_KEPT` of them waiting at a time, so a
-    narrow machine (a chain, a grid: a few hundred waiting) never takes a step twice.
+    The step's result is kept for as many of them waiting at a time as fit in `_PENDING_BYTES`
+    (a step costs about its node tuple), so a narrow machine (a chain, a grid: hundreds
+    waiting) never takes a step twice.
     """
 
     def __init__(self, machine: Machine, start: Snapshot, budget: Budget | None) -> None:
@@ -276,6 +279,7 @@ class _Explorer:
         self.via_event = array("i")
         #: Discovered, not yet expanded states' steps, while there are few (see the docstring).
         self.pending: dict[int, Snapshot | Moved] = {}
+        self.pending_kept = max(_PENDING_KEPT, _PENDING_BYTES // (150 + 8 * len(start.nodes)))
         #: id(context) -> (context, JSON) for the contexts of expanded states (the graph keeps
         #: them alive, so an id stays theirs): most steps keep their state's context.
         self.context_keys: dict[int, tuple[Any, str]] = {}
@@ -314,7 +318,7 @@ class _Explorer:
             found = self.ids[key] = len(self.via_state)
             self.via_state.append(state)
             self.via_event.append(event)
-            if len(self.pending) < _PENDING_KEPT:
+            if len(self.pending) < self.pending_kept:
                 self.pending[found] = step
             # A context costs its JSON in the key, and about as much again kept in the record.
             self.clock.bytes += STATE_BYTES + (2 * len(key[1]) if type(key) is tuple else 0)
@@ -812,7 +816,7 @@ def _explore_model(implemented: ImplementedMachine, events: Sequence[Event] | No
                    limit: int | None, guards: Mapping[str, bool] | None, input_value: Any,
                    budget: Budget | None) -> Exploration:
     effective_limit = DEFAULT_LIMIT if limit is None else limit
-    model = implemented.model
+    model = implemented.runnable_model  # (coverage matches its transitions by identity)
     try:
         machine, normalization, graph, matches = _explore_as(
             implemented, events, to_state, from_state, effective_limit, guards, input_value, budget)

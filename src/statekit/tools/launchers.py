@@ -28,6 +28,7 @@ from multiprocessing.connection import Connection
 from typing import Protocol
 
 _EXIT_RECORD = struct.Struct("<ii")
+_SYS_PATH_VARIABLE = "STATEKIT_CALL_WORKER_SYS_PATH"
 #: Exit codes kept for workers nobody asked about yet (a bound on a long-running server).
 _MAX_EXITS_KEPT = 1024
 
@@ -57,12 +58,15 @@ class ForkServer:
         with self._lock:
             if self._control is None or self._process is None or self._process.poll() is not None:
                 ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                code = ("import json, sys; sys.path[:] = json.loads(sys.argv[2]); "
+                # The workers import what this process can (its sys.path: a host's or a test's
+                # own tool modules), handed over in the environment rather than shown by `ps`.
+                code = ("import json, os, sys; sys.path[:] = json.loads(os.environ.pop(sys.argv[2])); "
                         "from statekit.tools.worker import zygote; zygote(int(sys.argv[1]))")
+                environment = {**os.environ, _SYS_PATH_VARIABLE: json.dumps(sys.path)}
                 # stdout goes to stderr: on a stdio server, stdout carries the protocol.
                 self._process = subprocess.Popen(
-                    [sys.executable, "-c", code, str(theirs.fileno()), json.dumps(sys.path)],
-                    pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=2,
+                    [sys.executable, "-c", code, str(theirs.fileno()), _SYS_PATH_VARIABLE],
+                    pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=2, env=environment,
                     close_fds=True)
                 theirs.close()
                 self._control = ours
