@@ -29,7 +29,8 @@ MACHINE_ARGUMENT: dict[str, Any] = machine_argument()
 
 #: Named guards' results, for tools that run a machine without its code for them.
 GUARDS_ARGUMENT: dict[str, Any] = {"type": "object", "additionalProperties": {"type": "boolean"},
-                                   "description": "Results for named guards (default true)."}
+                                   "description": "Results for named guards, over their implementations; "
+                                                  "a guard implemented nowhere is true."}
 #: The machine's input.
 INPUT_ARGUMENT: dict[str, Any] = {"description": "The machine input (the xstate.init event's)."}
 

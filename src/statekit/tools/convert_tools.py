@@ -5,13 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-<<<<<<< HEAD
-from statekit.formats import convert
-from statekit.tools.arguments import machine_argument
-=======
 from statekit.formats import get_format, write_format
+from statekit.tools.arguments import machine_argument
 from statekit.tools.convert_implementations import prepare_for
->>>>>>> main
 from statekit.tools.format_arguments import (
     explain_format_refusal,
     listed_format_argument,

@@ -122,18 +122,9 @@ register(ToolSpec(
     name="start_machine",
     title="Start a live machine",
     description=(
-<<<<<<< HEAD
         "Use to drive a machine step by step across calls: starts it and returns its handle and first snapshot "
         "for send_events, get_machine_snapshot and stop_machine. It is forgotten after ttlSeconds "
         f"(default {DEFAULT_TTL_SECONDS}) unused."
-=======
-        "Starts a machine that stays alive between calls and returns its handle, first snapshot and actions. "
-        "Send it events with send_events (advanceMs moves its virtual clock and fires due `after` transitions and "
-        "delayed events), read it with get_machine_snapshot, end it with stop_machine. Guards the source implements "
-        "run, `guards` overrides them, a guard implemented nowhere is true (listed in normalization.assumedGuards); "
-        "inline JavaScript runs in the sandbox. "
-        f"The machine is forgotten after ttlSeconds (default {DEFAULT_TTL_SECONDS}) without use."
->>>>>>> main
     ),
     input_schema={
         "type": "object",

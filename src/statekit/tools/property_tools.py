@@ -95,8 +95,7 @@ register(ToolSpec(
         "properties": {
             "machine": MACHINE_ARGUMENT,
             "properties": {"type": "array", "minItems": 1, "maxItems": MAX_PROPERTIES, "items": PROPERTY_SCHEMA},
-            "guards": {**GUARDS_ARGUMENT,
-                       "description": "Results for named guards, over their implementations (default true)."},
+            "guards": GUARDS_ARGUMENT,
             "maxStates": {"type": "integer", "minimum": 1, "maximum": MAX_MAX_STATES,
                           "description": f"States to explore at most (default {DEFAULT_MAX_STATES})."},
             "input": INPUT_ARGUMENT,
