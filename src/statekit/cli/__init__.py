@@ -33,6 +33,7 @@ def command_families() -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="statekit", description="Statecharts for AI agents: tools, engine and MCP server.")
+    parser.add_argument("--version", action="version", version=f"statekit {_version()}")
     parser.add_argument(
         "--timeout", type=float, default=None, metavar="SECONDS",
         help=f"time budget of the command's work (default $STATEKIT_CALL_TIMEOUT or {DEFAULT_CALL_SECONDS:g})")
@@ -46,6 +47,18 @@ def build_parser() -> argparse.ArgumentParser:
     for family in command_families():
         importlib.import_module(f"{__name__}.{family}").add_commands(sub)
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (the package's own when run from a source tree)."""
+    import importlib.metadata
+
+    import statekit
+
+    try:
+        return importlib.metadata.version("statekit")
+    except importlib.metadata.PackageNotFoundError:
+        return str(statekit.__version__)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
