@@ -6,11 +6,13 @@ them. Time is measured by what happens to the worker (its process is gone), neve
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import supervisor_tools as hostile
@@ -212,3 +214,26 @@ def test_memory_sizes_read_as_binary_units(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("STATEKIT_CALL_MEMORY", "lots")
     with pytest.raises(ValueError):
         ToolContext.from_environment()
+
+
+def test_a_long_call_holding_every_worker_does_not_starve_the_next_call(tmp_path: Path) -> None:
+    """Hostile clients that keep every worker busy until their deadline: the pool grows by a
+    worker for the waiting call, and shrinks back to its size once the extra worker is done."""
+    pid_file = tmp_path / "pid"
+    budget = CallBudget(seconds=None)
+    with Supervisor(workers=1, max_workers=2) as pool:
+        holder = threading.Thread(target=lambda: _swallow(pool.call, hostile.SPIN, {"pidFile": str(pid_file)},
+                                                          _context(), budget=budget))
+        holder.start()
+        spinning = _pid_from(pid_file)
+        answered = pool.call(hostile.PID, {}, _context())["pid"]
+        assert answered != spinning and pool.counts["grown"] == 1
+        assert pool.worker_pids() == [spinning]  # the extra worker left after its call
+        budget.cancel()
+        holder.join(30)
+        assert not _alive(spinning)
+
+
+def _swallow(function: Any, *args: Any, **keywords: Any) -> None:
+    with contextlib.suppress(ToolError):
+        function(*args, **keywords)

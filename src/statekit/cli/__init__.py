@@ -33,6 +33,7 @@ def command_families() -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="statekit", description="Statecharts for AI agents: tools, engine and MCP server.")
+    parser.add_argument("--version", action="version", version=f"statekit {_version()}")
     parser.add_argument(
         "--timeout", type=float, default=None, metavar="SECONDS",
         help=f"time budget of the command's work (default $STATEKIT_CALL_TIMEOUT or {DEFAULT_CALL_SECONDS:g})")
@@ -48,15 +49,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    """The installed distribution's version (the package's own when run from a source tree)."""
+    import importlib.metadata
+
+    import statekit
+
+    try:
+        return importlib.metadata.version("statekit")
+    except importlib.metadata.PackageNotFoundError:
+        return str(statekit.__version__)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(argv)
     except ModuleNotFoundError as error:
         if (error.name or "statekit").partition(".")[0] == "statekit":
             raise
-        # The base install is the engine and the gate; the commands need the extras.
-        print(f"error: this command needs the optional package {error.name!r}: "
-              "pip install 'statekit[server]' (or the extra that brings it, see ARCHITECTURE.md)", file=sys.stderr)
+        # Every command's packages come with the install but the Redis client (ARCHITECTURE.md, "Installs").
+        fix = "pip install 'statekit[redis]'" if error.name == "redis" else "pip install statekit (reinstall it)"
+        print(f"error [invalid_input]: this needs the package {error.name!r}, which is not installed: {fix}",
+              file=sys.stderr)
         return 2
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 # The defaults of `statekit.server.http_limits.HttpLimits`, repeated here so building the CLI
@@ -225,6 +226,23 @@ def add_canary_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="auto", choices=["auto", "legacy", "2026-07-28"], help="protocol era")
 
 
+def stdio_banner(tools: list[str] | None) -> str:
+    """The line `statekit serve` shows a person who ran it on a terminal: stdio looks hung otherwise."""
+    from statekit.tools import registry
+
+    count = len(tools) if tools is not None else len(registry.tools())
+    return (f"statekit serve: MCP server on stdio ({count} tools), waiting for an MCP client to speak "
+            "JSON-RPC on stdin; start it from your client instead (README: set up). Ctrl-C or Ctrl-D stops it.")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    # HTTP says where it listens by itself; stdio says nothing to the terminal it runs on.
+    if not args.http and sys.stderr.isatty():
+        print(stdio_banner(args.tools), file=sys.stderr, flush=True)
+    code: int = args.serve(args)
+    return code
+
+
 def add_commands(sub: Any) -> None:
     """Commands whose modules live in optional parts of the package (the MCP server)."""
     try:
@@ -234,7 +252,7 @@ def add_commands(sub: Any) -> None:
         return
     serve = sub.add_parser("serve", help="run the MCP server (stdio by default, --http for streamable HTTP)")
     add_arguments(serve)
-    serve.set_defaults(handler=serve_command.run)
+    serve.set_defaults(handler=_serve, serve=serve_command.run)
     probe = sub.add_parser("canary", help="check a running server: discovery, app template, a visualization")
     add_canary_arguments(probe)
     probe.set_defaults(handler=canary.run)

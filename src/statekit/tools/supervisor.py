@@ -60,6 +60,10 @@ logger = logging.getLogger(__name__)
 
 #: Seconds past a call's deadline (or its cancel) the worker has to answer before it is killed.
 KILL_GRACE_SECONDS = 1.0
+#: The pool grows past its size while all its workers are held by calls older than this...
+LONG_CALL_SECONDS = 1.0
+#: ...up to this many times its size (each worker's call keeps its own memory budget).
+BURST_FACTOR = 4
 #: Calls one worker serves before it is replaced (bounds what a slow leak can keep).
 DEFAULT_MAX_CALLS = 1000
 #: Seconds a new worker may take to say hello.
@@ -99,6 +103,8 @@ class _Worker:
     #: The running call's memory budget (the watchdog's measure), None when idle or unbounded.
     memory: int | None = None
     busy: bool = False
+    #: When the running call was handed to it (`time.monotonic()`).
+    busy_since: float = 0.0
     killed_for_memory: bool = False
     dead: bool = False
     recycle: bool = False
@@ -120,12 +126,16 @@ class Supervisor:
 
     def __init__(self, *, workers: int | None = None, max_calls: int = DEFAULT_MAX_CALLS,
                  start_method: str = "forkserver", kill_grace: float = KILL_GRACE_SECONDS,
-                 call_memory: int | None = None) -> None:
+                 call_memory: int | None = None, max_workers: int | None = None) -> None:
         self.workers = default_workers() if workers is None else workers
         if self.workers < 1:
             raise ValueError("a supervisor needs at least one worker")
         if not 0 < kill_grace <= KILL_GRACE_SECONDS:
             raise ValueError(f"kill_grace must be above 0 and at most {KILL_GRACE_SECONDS} s")
+        #: Workers the pool may grow to while every worker is held by a long call (see `_grow`).
+        self.max_workers = BURST_FACTOR * self.workers if max_workers is None else max_workers
+        if self.max_workers < self.workers:
+            raise ValueError("max_workers must be at least workers")
         self.max_calls = max_calls
         self.kill_grace = kill_grace
         #: The memory budget of every call this pool runs; None: each call's context says.
@@ -136,11 +146,12 @@ class Supervisor:
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._starting = 0
+        self._waiting = 0
         self._start_failures = 0
         self._started = False
         self._closed = False
         #: What the pool has done, for tests and operators: calls answered, workers started and killed.
-        self.counts = {"calls": 0, "functions": 0, "started": 0, "killed": 0, "recycled": 0}
+        self.counts = {"calls": 0, "functions": 0, "started": 0, "killed": 0, "recycled": 0, "grown": 0}
 
     # -- the pool ------------------------------------------------------------------------------
 
@@ -240,6 +251,15 @@ class Supervisor:
             if not self._started:
                 self.start()
             warming = not self.counts["started"]
+            self._waiting += 1
+            try:
+                return self._take(budget, warming)
+            finally:
+                self._waiting -= 1
+
+    def _take(self, budget: CallBudget, warming: bool) -> _Worker:
+        """`_acquire`'s wait for an idle worker (lock held)."""
+        while True:
             while not self._idle:
                 if self._closed:
                     raise cancelled_error()
@@ -251,6 +271,7 @@ class Supervisor:
                     self._condition.wait(_POLL_SECONDS)
                     continue
                 _raise_if_stopped(budget)
+                self._grow()
                 left = None if budget.deadline is None else budget.deadline - time.monotonic()
                 self._condition.wait(_POLL_SECONDS if left is None else max(0.0, min(_POLL_SECONDS, left)))
             worker = self._idle.pop()
@@ -258,11 +279,28 @@ class Supervisor:
                 # An idle worker has nothing to say: this one died (killed from outside). Replace it.
                 worker.dead = True
                 self._retire_dead(worker)
-                return self._acquire(budget)
+                continue
             worker.busy = True
+            worker.busy_since = time.monotonic()
             if warming and budget.deadline is not None and budget.seconds is not None:
                 budget.deadline = time.monotonic() + budget.seconds
             return worker
+
+    def _grow(self) -> None:
+        """Start one more worker when every worker is held by a call older than `LONG_CALL_SECONDS`
+        (lock held): long calls (an attack that runs to its deadline) never starve short ones. A
+        queue of short calls does not grow the pool; the pool grows to `max_workers` at most and
+        shrinks back as the extra workers finish."""
+        if self._starting or len(self._all) >= self.max_workers or self._closed:
+            return
+        now = time.monotonic()
+        if all(worker.busy and now - worker.busy_since > LONG_CALL_SECONDS for worker in self._all):
+            self._starting += 1
+            self.counts["grown"] += 1
+            if self._forks_here:
+                self._start_one()
+            else:
+                threading.Thread(target=self._start_one, name="statekit-supervisor-start", daemon=True).start()
 
     def _retire_dead(self, worker: _Worker) -> None:
         """Forget a worker found dead while idle, and start its replacement (lock held)."""
@@ -276,9 +314,11 @@ class Supervisor:
         worker.busy = False
         worker.memory = None
         worker.calls += 1
-        retire = worker.dead or worker.recycle or worker.calls >= self.max_calls
+        with self._condition:
+            surplus = len(self._all) > self.workers and not self._waiting
+        retire = worker.dead or worker.recycle or worker.calls >= self.max_calls or surplus
         if retire:
-            if not worker.dead:
+            if not worker.dead and not surplus:
                 self.counts["recycled"] += 1
             self._kill(worker)
         with self._condition:
