@@ -2,6 +2,7 @@
 
     python bench/paths.py                       # every machine, 3 rounds (a few minutes on 2 cores)
     python bench/paths.py --rounds 1 --machines chain-1000
+    python bench/paths.py --scaling --rounds 2 --repeats 1   # growth at 1k-20k states, exponents fitted
 
 For each (machine, algorithm) the two contenders alternate within each round, so load from
 elsewhere does not land on one side only:
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import math
 import os
 import platform
 import shutil
@@ -107,6 +109,40 @@ def parallel_toggles(regions: int) -> Config:
     }}
 
 
+def ladder(rungs: int) -> Config:
+    """Two rails of `rungs` states (NEXT / PREV along a rail, SWITCH across): 2 x rungs states."""
+    states: dict[str, Any] = {}
+    for rail, other in (("a", "b"), ("b", "a")):
+        for index in range(rungs):
+            on: dict[str, str] = {"SWITCH": f"{other}{index}"}
+            if index < rungs - 1:
+                on["NEXT"] = f"{rail}{index + 1}"
+            if index > 0:
+                on["PREV"] = f"{rail}{index - 1}"
+            states[f"{rail}{index}"] = {"on": on}
+    return {"id": "ladder", "initial": "a0", "states": states}
+
+
+def parallel_grids(regions: int, side: int) -> Config:
+    """`regions` parallel side x side grids, each moved with its own UP / DOWN / LEFT / RIGHT:
+    side ** (2 * regions) states."""
+    def region(number: int) -> Config:
+        inner = grid(side, side)
+        for state in inner["states"].values():
+            state["on"] = {f"{event}{number}": target for event, target in state["on"].items()}
+        return {"initial": inner["initial"], "states": inner["states"]}
+
+    return {"id": "grids", "type": "parallel", "states": {f"g{number}": region(number) for number in range(regions)}}
+
+
+#: Families measured at growing sizes (`--scaling`): name -> [(states, config)], shortest paths.
+SCALING: dict[str, list[tuple[int, Config]]] = {
+    "ladder": [(2 * rungs, ladder(rungs)) for rungs in (1024, 2048, 4096, 8192)],
+    "parallel-grids": [(side ** 4, parallel_grids(2, side)) for side in (6, 8, 10, 12)],
+    "toggles": [(2 ** regions, parallel_toggles(regions)) for regions in (11, 12, 13, 14)],
+}
+
+
 #: name -> (config, algorithm, description)
 MACHINES: dict[str, tuple[Config, str, str]] = {
     "chain-1000": (chain(1000), "shortest", "1,000 flat states, NEXT / PREV"),
@@ -132,6 +168,8 @@ def ensure_oracle() -> str | None:
 
 
 Timings = dict[str, list[float]]  # "cpu" and "wall": seconds per run
+#: The graphBytes of statekit's last run (what its explored graph kept).
+LAST_GRAPH_BYTES = [0]
 
 
 def run_statekit(config: Config, algorithm: str, repeats: int) -> tuple[Timings, int, int]:
@@ -144,9 +182,11 @@ def run_statekit(config: Config, algorithm: str, repeats: int) -> tuple[Timings,
         fresh = copy.deepcopy(config)  # a new config object: nothing of the last run is reused
         cpu_started = time.process_time()
         started = time.perf_counter()
-        result = call("generate_graph_paths", {"machine": fresh, "algorithm": algorithm, "limit": 1_000_000})
+        result = call("generate_graph_paths", {"machine": fresh, "algorithm": algorithm, "limit": 1_000_000},
+                      max_source_bytes=64 * 1024 * 1024)  # the largest configs pass the server's 1 MiB
         timings["wall"].append(time.perf_counter() - started)
         timings["cpu"].append(time.process_time() - cpu_started)
+        LAST_GRAPH_BYTES[0] = result["execution"].get("graphBytes", 0)
     return timings, result["execution"]["statesExplored"], result["totalCount"]
 
 
@@ -161,17 +201,78 @@ def run_xstate(config: Config, algorithm: str, repeats: int) -> tuple[Timings, i
     return {"cpu": report["cpuSeconds"], "wall": report["seconds"]}, report["states"], report["totalCount"]
 
 
+def exponent(points: list[tuple[int, float]]) -> float:
+    """The least-squares slope of log(seconds) over log(states): cost grows as states ** slope."""
+    xs = [math.log(states) for states, _seconds in points]
+    ys = [math.log(seconds) for _states, seconds in points]
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    return (sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
+            / sum((x - mean_x) ** 2 for x in xs))
+
+
+def scaling(families: list[str], rounds: int, repeats: int) -> int:
+    """Both sides on each family at growing sizes (CPU, best of rounds x repeats), and the growth
+    exponents fitted to them."""
+    failed = False
+    run_statekit(chain(10), "shortest", 1)  # imports and first-call set-up, not a figure
+    loads = [os.getloadavg()[0]]
+    print("| family | states | statekit CPU (s) | XState CPU (s) | CPU ratio | statekit graphBytes/state |")
+    print("|---|---|---|---|---|---|")
+    fits: dict[str, dict[str, list[tuple[int, float]]]] = {}
+    for family in families:
+        fits[family] = {"statekit": [], "xstate": []}
+        for size, config in SCALING[family]:
+            best = {"statekit": float("inf"), "xstate": float("inf")}
+            found: dict[str, tuple[int, int]] = {}
+            for round_index in range(rounds):
+                print(f"{family} {size} round {round_index + 1}/{rounds}", file=sys.stderr)
+                for side, runner in (("statekit", run_statekit), ("xstate", run_xstate)):
+                    try:
+                        timings, states, paths = runner(config, "shortest", repeats)
+                    except subprocess.CalledProcessError as error:  # node ran out of heap: XState keeps every path
+                        found[side] = (-1, error.returncode)
+                        continue
+                    best[side] = min(best[side], *timings["cpu"])
+                    found[side] = (states, paths)
+                loads.append(os.getloadavg()[0])
+            agree = found["statekit"] == found["xstate"] == (size, size)
+            node_failed = found["xstate"][0] == -1
+            failed = failed or not (agree or node_failed)
+            for side in best:
+                if best[side] != float("inf"):
+                    fits[family][side].append((size, best[side]))
+            mark = "" if agree else " (node failed: out of heap, no XState figure)" if node_failed else f" **disagree: {found}**"
+            theirs, ratio = ("-", "-") if node_failed else (f"{best['xstate']:.3f}", f"{best['statekit'] / best['xstate']:.2f}")
+            print(f"| {family} | {size} | {best['statekit']:.3f} | {theirs} | **{ratio}** | "
+                  f"{LAST_GRAPH_BYTES[0] / size:.0f}{mark} |")
+    print(f"\nLoad average (1 min) {min(loads):.1f} to {max(loads):.1f}; best of {rounds} rounds x {repeats} runs.\n")
+    print("| family | statekit exponent | XState exponent |")
+    print("|---|---|---|")
+    for family, sides in fits.items():
+        theirs = f"{exponent(sides['xstate']):.2f}" if len(sides["xstate"]) > 1 else "-"
+        print(f"| {family} | {exponent(sides['statekit']):.2f} | {theirs} |")
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--machines", default=",".join(MACHINES), help="comma-separated names")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=3, help="runs per side per round")
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    parser.add_argument("--scaling", metavar="FAMILIES", nargs="?", const=",".join(SCALING),
+                        help=f"measure growth instead: comma-separated families of {', '.join(SCALING)} (default all)")
     args = parser.parse_args(argv)
     problem = ensure_oracle()
     if problem:
         print(f"cannot run @xstate/graph: {problem}", file=sys.stderr)
         return 1
+    if args.scaling:
+        families = [name.strip() for name in args.scaling.split(",") if name.strip()]
+        unknown = [name for name in families if name not in SCALING]
+        if unknown:
+            parser.error(f"unknown families: {', '.join(unknown)}; known: {', '.join(SCALING)}")
+        return scaling(families, args.rounds, args.repeats)
     names = [name.strip() for name in args.machines.split(",") if name.strip()]
     unknown = [name for name in names if name not in MACHINES]
     if unknown:

@@ -65,13 +65,20 @@ def small_call() -> tuple[str, dict[str, Any]]:
     return "validate_machine", {"machine": machine}
 
 
+class CallFailed(Exception):
+    """A small call was not answered with its result: the figures would mean nothing."""
+
+
 async def timed_call(client: Client, latencies: list[float]) -> None:
     name, arguments = small_call()
     started = time.perf_counter()
-    result = await client.call_tool(name, arguments)
+    try:
+        result = await client.call_tool(name, arguments)
+    except Exception as error:  # a dropped connection, a protocol error
+        raise CallFailed(f"{name}: {type(error).__name__}: {error}") from error
     latencies.append(time.perf_counter() - started)
     if result.is_error:
-        raise RuntimeError(f"{name} failed: {result.structured_content}")
+        raise CallFailed(f"{name} answered an error: {result.structured_content}")
 
 
 @dataclass
@@ -133,7 +140,9 @@ def environment(src: Path) -> dict[str, str]:
 async def http_server(src: Path) -> AsyncIterator[tuple[str, psutil.Process]]:
     """`statekit serve --http` from `src` on a free loopback port; yields its URL and process."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "statekit.server", "--http", "--auth", "none", "--port", "0",
+        # An idle keep-alive connection closed by the server while the other side is measured
+        # could be reused just as it closes: keep them open for the whole run.
+        sys.executable, "-m", "statekit.server", "--http", "--auth", "none", "--port", "0", "--keep-alive-timeout", "600",
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
         env=environment(src))
     assert process.stderr is not None
@@ -244,30 +253,51 @@ def load_average() -> str:
     return ", ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
+Measurement = tuple[str, Callable[[Side], Awaitable[Sample]]]
+
+
+async def rounds(before: Side, after: Side, measurements: list[Measurement], args: argparse.Namespace,
+                 stack: AsyncExitStack) -> tuple[list[str], float]:
+    """Open both sides, warm them up, then measure interleaved rounds; the load averages and seconds."""
+    for side in (before, after):
+        await side.open(stack, args.clients)
+    for side in (before, after):  # warm-up: imports, first-use caches, connection pools
+        for _label, measure in measurements:
+            await measure(side)
+    loads, started = [load_average()], time.perf_counter()
+    for round_number in range(args.rounds):
+        order = (before, after) if round_number % 2 == 0 else (after, before)
+        for label, measure in measurements:
+            for side in order:
+                try:
+                    side.record(label, await measure(side))
+                except CallFailed as error:
+                    raise CallFailed(f"{side.name} ({side.src}), {label}: {error}") from error
+        print(f"round {round_number + 1}/{args.rounds} done, load {load_average()}", file=sys.stderr)
+    return [*loads, load_average()], time.perf_counter() - started
+
+
 async def run(args: argparse.Namespace) -> bool:
     before, after = Side("before", args.before.resolve()), Side("after", args.after.resolve())
-    measurements: list[tuple[str, Callable[[Side], Awaitable[Sample]]]] = [
+    measurements: list[Measurement] = [
         ("stdio, 1 in flight", lambda side: side.over_stdio(args.stdio_calls, 1)),
         (f"stdio, {args.stdio_inflight} in flight",
          lambda side: side.over_stdio(args.stdio_calls * 2, args.stdio_inflight)),
         (f"HTTP, {args.clients} clients", lambda side: side.over_http(args.http_calls)),
     ]
-    async with AsyncExitStack() as stack:
-        for side in (before, after):
-            await side.open(stack, args.clients)
-        for side in (before, after):  # warm-up: imports, first-use caches, connection pools
-            for _label, measure in measurements:
-                await measure(side)
-        loads = [load_average()]
-        started = time.perf_counter()
-        for round_number in range(args.rounds):
-            order = (before, after) if round_number % 2 == 0 else (after, before)
-            for label, measure in measurements:
-                for side in order:
-                    side.record(label, await measure(side))
-            print(f"round {round_number + 1}/{args.rounds} done, load {load_average()}", file=sys.stderr)
-        seconds = time.perf_counter() - started
-        loads.append(load_average())
+    failure: CallFailed | None = None
+    try:
+        async with AsyncExitStack() as stack:
+            try:
+                loads, seconds = await rounds(before, after, measurements, args, stack)
+            except CallFailed as error:
+                failure = error
+    except BaseExceptionGroup:
+        if failure is None:
+            raise
+        # The sessions closing after the failed call re-raise its transport's error: said below.
+    if failure is not None:
+        raise SystemExit(f"a call failed, no figures: {failure}")
     return report(before, after, args, (loads[0], loads[1]), seconds)
 
 

@@ -38,6 +38,9 @@ from statekit.errors import ToolError
 DEFAULT_CALL_SECONDS = 60.0
 #: Bytes of JSON a tool result may hold (`statekit serve --max-output-bytes`).
 DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024
+#: Bytes of memory one tool call may use beyond its worker's baseline (`--call-memory`,
+#: `STATEKIT_CALL_MEMORY`); the call supervisor (`statekit.tools.supervisor`) enforces it.
+DEFAULT_CALL_MEMORY = 1024 * 1024 * 1024
 #: `check_budget` calls between two looks at the clock (a look costs a system call).
 _CLOCK_EVERY = 32
 #: Seconds between two progress reports passed on (a client needs no more).
@@ -106,6 +109,24 @@ class CallBudget:
             self.on_progress = None
 
 
+_BYTE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2, "mib": 1024**2,
+               "g": 1024**3, "gb": 1024**3, "gib": 1024**3}
+
+
+def parse_byte_size(text: str) -> int:
+    """`1073741824`, `512M`, `512MiB`, `1G`, `1.5GiB` as a positive number of bytes (units are binary)."""
+    cleaned = text.strip().lower().replace(" ", "")
+    number = cleaned.rstrip("kmgib")
+    unit = cleaned[len(number):]
+    try:
+        value = float(number) * _BYTE_UNITS[unit]
+    except (KeyError, ValueError):
+        raise ValueError(f"a size is a number of bytes, optionally with K, M or G (MiB, GiB): not {text!r}") from None
+    if not value >= 1:
+        raise ValueError(f"a size must be at least one byte, not {text!r}")
+    return int(value)
+
+
 def cancelled_error() -> ToolError:
     return ToolError("cancelled", "the call was cancelled (the client cancelled it or went away)")
 
@@ -114,6 +135,15 @@ def time_limit_error(seconds: float | None) -> ToolError:
     limit = "its" if seconds is None else f"its {seconds:g}-second"
     return ToolError("deadline_exceeded", f"the call ran past {limit} time budget (--call-timeout) and was stopped",
                      {"limitSeconds": seconds})
+
+
+def memory_limit_error(limit: int | None) -> ToolError:
+    shown = "its" if limit is None else f"its {limit // (1024 * 1024)} MiB"
+    return ToolError(
+        "resource_exhausted",
+        f"the call used up {shown} memory budget (--call-memory) and was stopped; ask for less "
+        "(a smaller maxStates or limit, fewer events) or raise the limit",
+        {"limit": limit})
 
 
 def output_limit_error(limit: int, size: int) -> ToolError:

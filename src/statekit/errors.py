@@ -26,6 +26,8 @@ ErrorCode = Literal[
     "cancelled",
     # A per-principal quota (live machines: how many and how many bytes one caller keeps).
     "quota_exceeded",
+    # The call passed its memory budget (`--call-memory`): the call supervisor stopped it.
+    "resource_exhausted",
 ]
 
 ERROR_CODES: Final[frozenset[str]] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]

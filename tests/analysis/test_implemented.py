@@ -285,3 +285,34 @@ def test_paths_and_properties_agree_with_simulation(source: str, algorithm: str)
             assert value == result["property"]["state"] == witness["states"][-1]
         if result["holds"] is False:
             assert result["property"]["state"] not in reached
+
+
+#: An SCXML document: its ECMAScript cond and <assign> expression are its implementations.
+SCXML = """<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="a">
+  <datamodel><data id="n" expr="0"/></datamodel>
+  <state id="a">
+    <transition event="INC"><assign location="n" expr="n + 1"/></transition>
+    <transition cond="n &gt;= 2 &amp;&amp; n % 2 == 0" target="b"/>
+  </state>
+  <final id="b"/>
+</scxml>"""
+
+
+def test_scxml_conditions_run_in_paths_and_properties_as_in_the_scxml_interpreter() -> None:
+    """On e361e51 the cond was the guard `scxml.cond`, assumed true: `b` at the start."""
+    paths = call("generate_graph_paths", {"machine": SCXML, "algorithm": "shortest"})
+    assert paths["normalization"]["assumedGuards"] == []
+    assert [(p["state"]["value"], p["state"]["context"], p["weight"]) for p in paths["paths"]] == [
+        ("a", {"n": 0}, 0), ("a", {"n": 1}, 1), ("b", {"n": 2}, 2)]
+    checked = call("check_machine_properties", {"machine": SCXML, "properties": [{"type": "reachable", "state": "b"}]})
+    witness = checked["results"][0]["witness"]["events"]
+    assert checked["normalization"]["assumedGuards"] == []
+    # The W3C interpreter (simulate_machine's SCXML semantics) takes the same events to `b`.
+    scxml_run = call("simulate_machine", {"machine": SCXML, "events": witness})["steps"]
+    assert [step["configuration"] for step in scxml_run] == [["a"], ["a"], ["b"]]
+
+
+def test_an_scxml_cond_that_needs_the_interpreter_stays_assumed_and_says_so() -> None:
+    source = SCXML.replace("n &gt;= 2 &amp;&amp; n % 2 == 0", "In('a') &amp;&amp; n &gt; 1")
+    paths = call("generate_graph_paths", {"machine": source, "algorithm": "shortest"})
+    assert paths["normalization"]["assumedGuards"] == ["scxml.cond"]

@@ -22,6 +22,7 @@ from statekit import create_machine, initial_transition, transition
 from statekit.analysis.implemented import ImplementedMachine
 from statekit.analysis.paths import (
     DEFAULT_LIMIT,
+    MAX_MAX_PATHS,
     EventEnumerator,
     explore,
     explore_model,
@@ -29,6 +30,7 @@ from statekit.analysis.paths import (
 )
 from statekit.analysis.paths_trace import initial_transitions, step_transitions
 from statekit.analysis.simulate import build_simulation_machine
+from statekit.budget import CallBudget
 from statekit.engine.evaluation import plain_json
 from statekit.errors import ToolError
 from statekit.model import parse_machine
@@ -261,6 +263,36 @@ def test_at_most_five_paths_and_the_rest_counted() -> None:
     assert result["totalCount"] == 12 and result["truncated"] is True
 
 
+def test_algorithm_defaults_to_shortest() -> None:
+    """Issue 23.6: the tool needs no `algorithm` (the CLI already defaulted to shortest)."""
+    result = call("generate_graph_paths", {"machine": PLAYER})
+    assert result == paths(PLAYER, "shortest")
+    assert result["execution"]["algorithm"] == "shortest"
+
+
+def test_max_paths_raises_the_cap_of_five() -> None:
+    result = paths(corpus.chain(12), maxPaths=12)
+    assert [p["weight"] for p in result["paths"]] == list(range(12))
+    assert result["totalCount"] == 12 and result["truncated"] is False and result["truncatedReason"] is None
+    result = paths(corpus.MACHINES["complete_graph_4"], "simple", maxPaths=7)
+    assert len(result["paths"]) == 7 and result["totalCount"] == 16 and result["truncatedReason"] == "paths"
+
+
+def test_many_paths_stay_within_the_output_budget() -> None:
+    """A large maxPaths gives as many paths as fit in half the call's output budget, each
+    charged as it is built: a shorter list (truncatedReason paths), never output_too_large."""
+    limit = 64 * 1024
+    budget = CallBudget(seconds=None, max_output_bytes=limit)
+    result = call("generate_graph_paths", {"machine": corpus.chain(300), "maxPaths": MAX_MAX_PATHS}, budget=budget)
+    returned = len(result["paths"])
+    assert 0 < returned < 300 and result["totalCount"] == 300
+    assert result["truncated"] is True and result["truncatedReason"] == "paths"
+    assert [p["weight"] for p in result["paths"]] == list(range(returned))
+    size = sum(len(json.dumps(path, ensure_ascii=False, separators=(",", ":"))) for path in result["paths"])
+    assert size <= limit // 2  # the rest of the result has room
+    assert budget.output_bytes >= size  # the paths were charged as they were built
+
+
 def test_simple_paths_count_every_path() -> None:
     result = paths(corpus.MACHINES["complete_graph_4"], "simple")
     # From a in K4: 1 + 3 + 3*2 + 3*2*1 simple paths.
@@ -372,8 +404,9 @@ def test_output_matches_its_schema() -> None:
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
-    ({"machine": PLAYER}, "algorithm"),
     ({"machine": PLAYER, "algorithm": "longest"}, "algorithm"),
+    ({"machine": PLAYER, "maxPaths": 0}, "maxPaths"),
+    ({"machine": PLAYER, "maxPaths": MAX_MAX_PATHS + 1}, "maxPaths"),
     ({"machine": PLAYER, "algorithm": "shortest", "limit": 0}, "limit"),
     ({"machine": PLAYER, "algorithm": "shortest", "limit": "10"}, "limit"),
     ({"machine": PLAYER, "algorithm": "shortest", "limit": True}, "limit"),
@@ -649,3 +682,16 @@ def test_context_extraction_could_not_evaluate_is_traversed_structurally() -> No
     result = paths(machine)
     assert result["normalization"]["mode"] == "structural"
     assert {p["state"]["value"] for p in result["paths"]} == {"idle", "playing"}
+
+
+def test_a_path_too_large_for_its_room_is_given_up_while_it_is_built() -> None:
+    from statekit.analysis.paths import path_json, shortest_paths
+
+    explored = explore_model(ImplementedMachine.of_config(parse_machine(corpus.chain(400))))
+    found = shortest_paths(explored.graph, explored.matches, keep=400)
+    target, edges = found.returned[-1]
+    whole = path_json(explored.graph, target, edges)
+    assert whole is not None and whole["weight"] == 399
+    size = len(json.dumps(whole, ensure_ascii=False, separators=(",", ":")))
+    assert path_json(explored.graph, target, edges, room=size // 4) is None
+    assert path_json(explored.graph, target, edges, room=size + 1000) == whole

@@ -39,6 +39,9 @@ def issues_with(result: dict[str, Any], code: str) -> list[dict[str, Any]]:
 PROVOKING: dict[str, tuple[dict[str, Any], str]] = {
     "invalid_config": ({"initial": "a", "states": {"a": {"on": {"GO": {"target": "a", "actions": [3]}}}}}, "states.a.on.GO.actions[0]"),
     "unknown_target": ({"id": "m", "initial": "a", "states": {"a": {"on": {"GO": "nowhere"}}}}, "states.a.on.GO[0]"),
+    "unknown_key": ({"initial": "a", "states": {"a": {"on": {"GO": {"taget": "a"}}}}}, "states.a.on.GO[0].taget"),
+    "empty_machine": ({}, ""),
+    "transition_not_machine": ({"target": "b", "actions": ["notify"]}, ""),
     "ambiguous_target": (
         {
             "id": "m",

@@ -165,7 +165,9 @@ async def test_a_cancelled_call_stops_its_work(budget_tools: None) -> None:
 
 
 async def test_a_call_past_its_deadline_is_answered_and_its_work_stopped(budget_tools: None) -> None:
-    server = create_server(tools=["demo_spin"], context=ToolContext(call_seconds=0.3))
+    # In server threads (in_process): the budget check itself stops the work; a supervised call's
+    # worker is killed instead (tests/tools/test_supervisor.py).
+    server = create_server(tools=["demo_spin"], context=ToolContext(call_seconds=0.3), in_process=True)
     async with Client(server, mode="2026-07-28") as client:
         result = await client.call_tool("demo_spin", {})
     assert result.is_error and result.structured_content is not None
@@ -209,7 +211,7 @@ async def test_an_http_client_going_away_stops_its_work(budget_tools: None) -> N
     from statekit.server.http_app import bind_socket, build_http_app
     from statekit.server.http_limits import HttpLimits, uvicorn_config
 
-    server = create_server(tools=["demo_spin"], context=ToolContext(call_seconds=None))
+    server = create_server(tools=["demo_spin"], context=ToolContext(call_seconds=None), in_process=True)
     app = build_http_app(server, access=AccessPolicy(None), allowed_hosts=default_allowed_hosts("127.0.0.1"))
     sock = bind_socket("127.0.0.1", 0)
     runner = uvicorn.Server(uvicorn_config(app, HttpLimits()))

@@ -179,9 +179,10 @@ def test_simulate_prints_each_step() -> None:
     result = run_cli("simulate", str(PLAYER), "PLAY", '{"type": "PAUSE"}', "STOP")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    step_lines = [line for line in lines if "->" in line]
+    step_lines = [line for line in lines if not line.startswith(" ")]
     assert [line.split()[0] for line in step_lines] == ["xstate.init", "PLAY", "PAUSE", "STOP"]
     assert step_lines[1].split("->")[1].split() == ["playing", "[active]"]
+    assert step_lines[3].split()[1:] == ["(ignored)"]  # STOP is handled in playing, not paused
     assert "actions: startAudio, xstate.raise" in result.stdout
     assert 'context: {"plays": 0, "lastCommand": "PLAY"}' in result.stdout
 
@@ -275,3 +276,14 @@ def test_console_script_entry_point() -> None:
     assert "validate_machine" in listing.stdout
     validate = run_cli("validate", str(PLAYER), "--json", entry=[script])
     assert validate.returncode == 0 and json.loads(validate.stdout)["ok"] is True
+
+
+def test_paths_max_paths_raises_the_cap(tmp_path: Path) -> None:
+    path = tmp_path / "chain.json"
+    states = {f"s{i}": {"on": {"NEXT": f"s{i + 1}"}} for i in range(7)} | {"s7": {}}
+    path.write_text(json.dumps({"id": "chain", "initial": "s0", "states": states}))
+    result = run_cli("paths", str(path), "--max-paths", "8", "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert len(answer["paths"]) == 8 and answer["truncated"] is False
+    assert len(json.loads(run_cli("paths", str(path), "--json").stdout)["paths"]) == 5

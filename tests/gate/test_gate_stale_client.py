@@ -224,3 +224,53 @@ async def test_a_route_that_ignored_the_guards_would_cost_a_second_refusal(monke
         with pytest.raises(AssertionError, match="never succeeded"):
             await client.pursue("pay_refund")
     assert client.refusals["requested"] > 1
+
+
+@pytest.mark.parametrize("kind", ["fastmcp", "lowlevel"])
+async def test_in_handle_mode_the_status_tool_takes_the_handle(kind: str) -> None:
+    from fastmcp import FastMCP
+    from mcp.server.lowlevel.server import Server
+
+    from statekit.gate import Gate, current_call
+
+    workflow = {"id": "invoice", "initial": "draft", "states": {
+        "draft": {"on": {"SUBMIT": "review"}}, "review": {"on": {"APPROVE": "approved"}},
+        "approved": {"type": "final"}}}
+    gate = Gate(workflow, mode="handle", state_handle_key="invoice_id", status_tool="workflow_status")
+    server: Any
+    if kind == "fastmcp":
+        server = FastMCP("handles")
+        server.tool(lambda: {"invoice_id": current_call().handle}, name="create", description="Start.")
+        server.tool(lambda: "ok", name="submit", description="Submit.")
+        server.tool(lambda: "ok", name="approve", description="Approve.")
+        gate.bind("create", creates_handle=True)
+        gate.bind("submit", "draft", "SUBMIT")
+        gate.bind("approve", "review", "APPROVE")
+    else:
+        server = Server("handles")
+
+        async def create(arguments: dict[str, Any], call: Any) -> dict[str, Any]:
+            return {"invoice_id": call.handle}
+
+        async def step(arguments: dict[str, Any], call: Any) -> str:
+            return "ok"
+
+        gate.tool("create", description="Start.", creates_handle=True)(create)
+        gate.tool("submit", description="Submit.", bind="draft", on_success="SUBMIT")(step)
+        gate.tool("approve", description="Approve.", bind="review", on_success="APPROVE")(step)
+    gate.install(server)
+    async with Client(server if kind == "lowlevel" else server._mcp_server, mode="2026-07-28") as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert "invoice_id" in listed["workflow_status"].input_schema["properties"]
+        assert "invoice_id" not in listed["workflow_status"].input_schema.get("required", [])
+        created = (await client.call_tool("create", {})).structured_content
+        assert created is not None
+        status = await client.call_tool("workflow_status", {"invoice_id": created["invoice_id"]})
+        assert status.structured_content is not None
+        assert status.structured_content["state"] == "draft"
+        assert status.structured_content["handle"] == created["invoice_id"]
+        assert status.structured_content["routes"]["approve"]["steps"] == [
+            {"call": "submit", "event": "SUBMIT", "to": "review"}]
+        without = await client.call_tool("workflow_status", {})
+        assert without.structured_content == {"state": None, "allowedTools": ["create", "workflow_status"], "routes": {}}
+        assert "call create to start one" in without.content[0].text  # type: ignore[union-attr]

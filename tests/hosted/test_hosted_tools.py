@@ -14,9 +14,10 @@ from starlette.routing import Route
 
 from statekit import tools
 from statekit.errors import ERROR_CODES, ToolError
-from statekit.hosted.api import create_api_app
 from statekit.hosted.embedded import EmbeddedRegistry
 from statekit.hosted.http_provider import HttpResourceProvider
+from statekit.server.access import AccessPolicy, default_allowed_hosts
+from statekit.server.http_app import build_studio_app
 from statekit.tools.registry import ToolContext
 
 from .conftest import serve
@@ -74,7 +75,7 @@ def test_ids_are_checked_before_any_call(registry: EmbeddedRegistry, bad: Any) -
 
 
 def test_http_provider_against_the_studio_api(registry: EmbeddedRegistry) -> None:
-    app = create_api_app(registry, tokens=frozenset({TOKEN}))
+    app = build_studio_app(registry, access=AccessPolicy((TOKEN,)), allowed_hosts=default_allowed_hosts("127.0.0.1"))
     with serve(app) as base:
         provider = HttpResourceProvider(f"{base}/api", TOKEN, timeout_ms=5000)
         assert [p["projectId"] for p in call("list_stately_projects", {}, provider)["projects"]] == ["proj-checkout"]

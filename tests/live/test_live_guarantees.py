@@ -102,6 +102,13 @@ def test_the_count_quota_is_per_principal() -> None:
     call("start_machine", {"machine": TOGGLE}, context=alice)
 
 
+def test_the_quota_test_catches_a_service_that_forgets_the_quota(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant the forgetting: a service made without the context's quota lets the fourth start in."""
+    monkeypatch.setattr("statekit.tools.live_tools.Quota", lambda **limits: Quota())
+    with pytest.raises(pytest.fail.Exception):
+        test_the_count_quota_is_per_principal()
+
+
 def test_the_quota_holds_under_concurrent_starts_on_a_shared_store(tmp_path: Path) -> None:
     """Two services (two server processes' worth) on one SQLite file: the quota is checked in the
     store's transaction, so racing starts never pass it together."""
@@ -149,6 +156,23 @@ def test_another_principal_cannot_see_send_or_stop_a_machine() -> None:
         assert theirs.value.to_dict() == nobodys.value.to_dict()
         assert theirs.value.code == "not_found"
     assert call("get_machine_snapshot", {"machineHandle": handle}, context=alice)["snapshot"]["value"] == "off"
+
+
+def test_a_record_saved_before_owners_were_kept_is_the_local_principals() -> None:
+    import json
+
+    store = MemoryStore()
+    live = LiveMachines(store, runnable_machine, sweep_seconds=None)
+    handle = live.start(TOGGLE)["machineHandle"]
+    key = KEY_PREFIX + handle
+    text, version = asyncio.run(store.load(key)) or ("", 0)
+    record = json.loads(text)
+    del record["owner"]
+    asyncio.run(store.save(key, json.dumps(record), version))  # as an older statekit wrote it
+    assert live.send(handle, ["FLIP"])["snapshot"]["value"] == "on"
+    with pytest.raises(ToolError) as raised:
+        live.send(handle, ["FLIP"], principal="token:someone")
+    assert raised.value.code == "not_found"
 
 
 # -- eviction ---------------------------------------------------------------------------------
@@ -289,6 +313,19 @@ def test_expired_machines_are_swept_from_sqlite(tmp_path: Path) -> None:
     live.close()
 
 
+async def test_a_memory_sweep_does_bounded_work_behind_stale_entries() -> None:
+    """A record saved again leaves its old expiry entry behind; a sweep looks at no more than its
+    limit of entries, says so, and the next ones reach the expired record."""
+    now = [1000.0]
+    store = MemoryStore(clock=lambda: now[0])
+    version = await store.save("busy", "{}", None, ttl_seconds=1)
+    for _ in range(25):
+        version = await store.save("busy", "{}", version, ttl_seconds=1)
+    now[0] += 2
+    assert [await store.sweep_expired(10) for _ in range(4)] == [10, 10, 6, 0]
+    assert len(store) == 0
+
+
 def test_a_sqlite_sweep_does_bounded_work(tmp_path: Path) -> None:
     now = [1000.0]
     store = SQLiteStore(tmp_path / "bounded.db", clock=lambda: now[0])
@@ -327,6 +364,78 @@ async def test_expired_machines_expire_natively_in_redis(redis_url: str) -> None
         live.close()
 
 
+async def test_a_redis_owner_index_lives_as_long_as_its_longest_record(redis_url: str) -> None:
+    """The owner's index (what the quota counts) never outlives its records: it expires with the
+    longest-lived one, entries of expired records leave its totals, and it is gone with the last."""
+    import redis.asyncio
+
+    store = RedisStore.from_url(redis_url, key_prefix="index-test:")
+    client = redis.asyncio.Redis.from_url(redis_url)
+    sizes, totals = "index-test:~owner:o:sizes", "index-test:~owner:o:totals"
+    quota = Quota(max_records=5)
+    try:
+        await store.save("a", "{}", None, owner="o", ttl_seconds=1, quota=quota)
+        assert 0 < await client.pttl(sizes) <= 1001
+        await store.save("b", "{}", None, owner="o", ttl_seconds=60, quota=quota)
+        assert 59_000 < await client.pttl(totals) <= 60_001
+        for _ in range(600):
+            if not await client.exists("index-test:a"):
+                break
+            await asyncio.sleep(0.05)
+        await store.save("c", "{}", None, owner="o", ttl_seconds=60, quota=quota)
+        assert sorted(await client.hkeys(sizes)) == [b"b", b"c"]  # a's entry left with a
+        assert await store.usage("o") == (2, 4)
+        await store.delete("b")
+        await store.delete("c")
+        assert await client.exists(sizes, totals, "index-test:~owner:o:expiries") == 0
+    finally:
+        await client.aclose()
+        await store.aclose()
+
+
+async def test_every_store_expires_a_record_by_its_own_ttl(tmp_path: Path, redis_url: str) -> None:
+    now = [1000.0]
+    stores: list[OwnedStore] = [MemoryStore(clock=lambda: now[0]), SQLiteStore(tmp_path / "ttl.db", clock=lambda: now[0])]
+    for store in stores:
+        await store.save("short", "{}", None, owner="o", ttl_seconds=1)
+        await store.save("long", "{}", None, owner="o", ttl_seconds=100)
+        now[0] += 2
+        assert await store.sweep_expired(10) == 1 and await store.sweep_expired(10) == 0
+        assert await store.load("short") is None and await store.load("long") is not None
+        assert await store.usage("o") == (1, 2)
+        now[0] -= 2
+    redis_store = RedisStore.from_url(redis_url, key_prefix="own-ttl:", ttl_seconds=3600)
+    await redis_store.save("short", "{}", None, owner="o", ttl_seconds=1)
+    assert 0 < await redis_store._client.pttl("own-ttl:short") <= 1000
+    assert await redis_store.sweep_expired(10) == 0  # nothing to sweep: Redis expires the key
+    await redis_store.aclose()
+
+
+async def test_sqlite_owner_totals_follow_every_write_whoever_makes_it(tmp_path: Path) -> None:
+    """The quota reads running totals kept by triggers: a delete by another program, the sweep,
+    an expired row waiting for it and a record changing owner all leave them right."""
+    now = [1000.0]
+    path = tmp_path / "totals.db"
+    store = SQLiteStore(path, clock=lambda: now[0])
+    for index in range(5):
+        await store.save(f"k{index}", "x" * 10, None, owner="o", ttl_seconds=10 if index < 2 else 100)
+    with sqlite3.connect(path) as other:
+        other.execute("DELETE FROM statekit_gate_state WHERE handle = 'k4'")
+    assert await store.usage("o") == (4, 40)
+    now[0] += 20  # k0 and k1 expired, not yet swept
+    assert await store.usage("o") == (2, 20)
+    loaded = await store.load("k3")
+    assert loaded is not None
+    await store.save("k3", "x" * 5, loaded[1], owner="p", ttl_seconds=100)
+    assert await store.usage("o") == (1, 10) and await store.usage("p") == (1, 5)
+    assert await store.sweep_expired(10) == 2
+    assert await store.usage("o") == (1, 10)
+    reopened = SQLiteStore(path, clock=lambda: now[0])  # a second connection reads the same totals
+    assert await reopened.usage("p") == (1, 5)
+    store.close()
+    reopened.close()
+
+
 # -- store faults are coded ---------------------------------------------------------------------
 
 
@@ -343,10 +452,12 @@ def test_a_corrupt_sqlite_file_is_a_coded_store_error(tmp_path: Path) -> None:
 
 def test_an_unreachable_redis_is_a_coded_retryable_error() -> None:
     pytest.importorskip("redis")
-    context = ToolContext(store_url=f"redis://127.0.0.1:{free_port()}/0")
+    port = free_port()
+    context = ToolContext(store_url=f"redis://127.0.0.1:{port}/0")
     with pytest.raises(ToolError) as raised:
         call("start_machine", {"machine": TOGGLE}, context=context)
     assert raised.value.code == "upstream_error" and raised.value.details["retryable"] is True
+    assert str(port) not in raised.value.message  # the store's address stays in the server log
 
 
 def test_every_store_backend_is_an_owned_store(tmp_path: Path) -> None:
@@ -453,3 +564,44 @@ def test_the_quota_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("STATEKIT_LIVE_MAX_MACHINES", "none")
     with pytest.raises(ValueError):
         ToolContext.from_environment()
+
+
+@asynccontextmanager
+async def in_process_http(tokens: tuple[str, ...]) -> AsyncIterator[str]:
+    """The real MCP server and its HTTP guards, served by uvicorn in this process."""
+    import uvicorn
+
+    from statekit.server import create_server
+    from statekit.server.access import AccessPolicy, default_allowed_hosts
+    from statekit.server.http_app import bind_socket, build_http_app, endpoint_url
+
+    app = build_http_app(create_server(context=ToolContext()), access=AccessPolicy(tokens),
+                         allowed_hosts=default_allowed_hosts("127.0.0.1"))
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        async with asyncio.timeout(10):
+            while not server.started:
+                await asyncio.sleep(0.01)
+        yield endpoint_url(sock)
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+async def bob_reaches_alices_machine() -> bool:
+    async with (in_process_http((TOKEN_A, TOKEN_B)) as url, as_tenant(url, TOKEN_A, "2026-07-28") as alice,
+                as_tenant(url, TOKEN_B, "2026-07-28") as bob):
+        handle = outcome(await alice.call_tool("start_machine", {"machine": TOGGLE}))["machineHandle"]
+        sent = await bob.call_tool("send_events", {"machineHandle": handle, "events": ["FLIP"]})
+        return not sent.is_error
+
+
+async def test_the_tenancy_test_catches_a_server_that_forgets_the_principal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant the forgetting: a call path that drops the authenticated principal puts every token in
+    one tenant, and bob's send lands; with the principal passed on, it is not_found."""
+    assert not await bob_reaches_alices_machine()
+    monkeypatch.setattr("statekit.server.core.request_principal", lambda request: None)
+    assert await bob_reaches_alices_machine()

@@ -89,14 +89,15 @@ async def test_content_key_blocks_are_checked_and_stripped(monkeypatch: pytest.M
     good = _blocks_tool([{"type": "image", "data": "aGk=", "mimeType": "image/png"},
                          {"type": "text", "text": "extra"}])
     monkeypatch.setitem(registry._REGISTRY, good.name, good)
-    async with Client(create_server(tools=[good.name]), mode="legacy") as client:
+    # A lambda cannot cross to a worker process: this tool runs in server threads.
+    async with Client(create_server(tools=[good.name], in_process=True), mode="legacy") as client:
         result = await client.call_tool(good.name, {})
     assert result.structured_content == {"n": 2}
     assert [block.type for block in result.content] == ["text", "image", "text"]
 
     bad = _blocks_tool([{"type": "image", "data": "aGk="}])  # no mimeType: not MCP content
     monkeypatch.setitem(registry._REGISTRY, bad.name, bad)
-    async with Client(create_server(tools=[bad.name]), mode="legacy") as client:
+    async with Client(create_server(tools=[bad.name], in_process=True), mode="legacy") as client:
         failed = await client.call_tool(bad.name, {})
     assert failed.is_error is True and failed.structured_content is not None
     assert failed.structured_content["code"] == "internal_error"

@@ -385,7 +385,8 @@ async def test_a_slow_tool_does_not_stall_other_requests(
     monkeypatch.setitem(registry._REGISTRY, slow.name, slow)
     try:
         app = build_http_app(
-            create_server(tools=["demo_blocking", "demo_echo"]),
+            # The blocking tool waits on this test's event, so it runs in server threads.
+            create_server(tools=["demo_blocking", "demo_echo"], in_process=True),
             access=AccessPolicy(None),
             allowed_hosts=default_allowed_hosts("127.0.0.1"),
         )

@@ -361,3 +361,13 @@ async def test_an_authenticated_slow_body_still_gets_its_body_timeout(authed_por
         assert head.startswith(b"HTTP/1.1 200"), head
         assert b"hi" in answer and b"isError\":true" not in answer
     writer.close()
+
+
+async def test_any_answer_given_before_the_body_is_read_closes_the_connection() -> None:
+    """By construction, in the protocol: whatever app answers without reading the body (here one
+    that sends no `connection: close`, as Starlette's 404/405 do), the connection is closed with
+    the answer, so trickling the unread body holds nothing."""
+    async with served(ok_app, HttpLimits()) as port:
+        answer, closed = await trickled_answer(port, b"")
+    assert answer.startswith(b"HTTP/1.1 200") and b"connection: close" not in answer.lower()
+    assert closed, "a client trickling an unread body held its connection"

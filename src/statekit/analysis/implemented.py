@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from statekit.analysis.scxml_code import with_scxml_code
 from statekit.engine.implementations import ActionArgs, Implementations
 from statekit.engine.inline import implementations_from_code
 from statekit.engine.machine import Machine
@@ -66,6 +67,24 @@ class ImplementedMachine:
             return frozenset()
         return frozenset(name for name, item in group.items()
                          if isinstance(item, Mapping) and "$ref" not in item)
+
+    @property
+    def opaque_values(self) -> list[str]:
+        """Values the source defines elsewhere (an imported tag, id or description) that run as
+        the opaque text of their reference: each with where it is and what it is."""
+        return [f"{w.get('path', '')}: {w['message']}" for w in self.warnings if w["code"] == "unresolved_reference"
+                and "opaque name" in w["message"]]
+
+    @property
+    def runnable_model(self) -> MachineModel:
+        """The model as it runs: an SCXML document's ECMAScript conditions and assignments as
+        the inline code that implements them (`scxml_code`); `model` keeps them as read, for
+        what is written back."""
+        cached: MachineModel | None = self.__dict__.get("_runnable")
+        if cached is None:
+            cached = with_scxml_code(self.model) if self.format == "scxml" else self.model
+            object.__setattr__(self, "_runnable", cached)
+        return cached
 
     def build(self, guards: Mapping[str, bool] | None = None) -> tuple[Machine, dict[str, Any]]:
         """The running machine and `{assumedGuards, assumedActors, format}`.
@@ -139,7 +158,7 @@ def _constant(value: bool) -> Any:
 
 
 def _build(source: ImplementedMachine, guards: Mapping[str, bool] | None) -> tuple[Machine, dict[str, Any]]:
-    model = source.model
+    model = source.runnable_model
     supplied = dict(guards or {})
     for name, value in supplied.items():
         if not isinstance(value, bool):
@@ -170,4 +189,6 @@ def _build(source: ImplementedMachine, guards: Mapping[str, bool] | None) -> tup
         issues = [i.to_json() for i in validate_model(model) if i.severity == "error"]
         raise ToolError("invalid_input", f"the machine cannot run: {error.message}", {"issues": issues}) from None
     normalization: dict[str, Any] = {"assumedGuards": assumed, "assumedActors": actors, "format": source.format}
+    if source.opaque_values:
+        normalization["opaqueValues"] = source.opaque_values
     return machine, normalization

@@ -45,12 +45,14 @@ class Moved:
     """A cheap step's result when the configuration changes: built into a snapshot only if the
     traversal keeps it (most steps reach a state already found)."""
 
-    __slots__ = ("domain", "nodes", "source")
+    __slots__ = ("domain", "entered", "nodes", "source")
 
-    def __init__(self, source: Snapshot, nodes: tuple[Node, ...], domain: Node) -> None:
+    def __init__(self, source: Snapshot, nodes: tuple[Node, ...], domain: Node, entered: tuple[Node, ...]) -> None:
         self.source = source
         self.nodes = nodes
         self.domain = domain
+        #: The states entered (all below `domain`; every active one below it was exited).
+        self.entered = entered
 
     def snapshot(self) -> Snapshot:
         """The engine's next snapshot: `microstep`'s clone with the new nodes, its value derived
@@ -146,7 +148,7 @@ class PureSteps:
             kept = nodes[:at] + nodes[at + 1:]
         else:
             kept = tuple([node for node in nodes if node not in exited])
-        return Moved(snapshot, kept + entered, domain), transitions
+        return Moved(snapshot, kept + entered, domain, entered), transitions
 
     def _read_handlers(self, snapshot: Snapshot) -> None:
         """Event type -> the one active node declaring it (None: several do), or no map at all

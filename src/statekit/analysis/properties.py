@@ -27,23 +27,24 @@ the one where B first holds (a configuration entering both at once does not coun
 from __future__ import annotations
 
 import json
+from array import array
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from statekit.analysis.budget import TRUNCATION_MESSAGES, Budget
+from statekit.analysis.budget import DEFAULT_MAX_SECONDS, TRUNCATION_MESSAGES, Budget
 from statekit.analysis.implemented import ImplementedMachine
 from statekit.analysis.paths import (
     MAX_LIMIT,
     EventEnumerator,
-    StateGraph,
     StateKeys,
     TraversalFailed,
     explore,
     explore_model,
     state_matcher,
 )
+from statekit.analysis.paths_graph import StateGraph
 from statekit.analysis.simulate import build_simulation_machine
 from statekit.engine.api import initial_transition, transition
 from statekit.engine.machine import Machine
@@ -61,29 +62,71 @@ Event = Mapping[str, Any]
 StateTest = Callable[[Snapshot], bool]
 
 
-@dataclass
 class StateSpace:
-    """The explored graph in breadth-first order, and each state's breadth-first parent."""
+    """The explored graph in breadth-first order, and each state's breadth-first parent.
 
-    machine: Machine
-    states: list[Snapshot]
-    #: Per state: (event, target state) for every event tried, in the order tried; edges to
-    #: states the budget left unexplored are not here.
-    edges: list[list[tuple[Event, int]]]
-    #: Per state: the (parent state, event) that discovered it; None for the start.
-    parents: list[tuple[int, Event] | None]
-    #: Whether every state reachable from the start was explored.
-    exhaustive: bool
-    #: Why exploration stopped early (None when exhaustive).
-    stopped: str | None
-    normalization: dict[str, Any] = field(default_factory=dict)
+    States and edges stay in the graph's compact form (`paths_graph`); a state's snapshot is
+    built when a property reads it.
+    """
+
+    def __init__(self, machine: Machine, graph: StateGraph, exhaustive: bool, stopped: str | None,
+                 normalization: dict[str, Any]) -> None:
+        self.machine = machine
+        self.graph = graph
+        #: Whether every state reachable from the start was explored.
+        self.exhaustive = exhaustive
+        #: Why exploration stopped early (None when exhaustive).
+        self.stopped = stopped
+        self.normalization = normalization
+        count = len(graph)
+        starts, targets = graph.edge_start, graph.edge_target
+        #: Per state, the edge position that discovered it breadth first (-1: the start).
+        self.parent_edge = array("i", [-1]) * count
+        self.parent_state = array("i", [-1]) * count
+        seen = bytearray(count)
+        if count:
+            seen[0] = 1
+        order = array("i", [0] if count else [])
+        next_in_order = 0
+        while next_in_order < len(order):  # the first discovery of a state is a shortest path to it
+            state = order[next_in_order]
+            next_in_order += 1
+            for position in range(starts[state], starts[state + 1]):
+                target = targets[position]
+                if not seen[target]:
+                    seen[target] = 1
+                    self.parent_edge[target] = position
+                    self.parent_state[target] = state
+                    order.append(target)
+
+    @property
+    def states(self) -> Sequence[Snapshot]:
+        return self.graph.states
+
+    def __len__(self) -> int:
+        return len(self.graph)
+
+    @property
+    def parents(self) -> list[tuple[int, Event] | None]:
+        """Per state: the (parent state, event) that discovered it; None for the start."""
+        graph = self.graph
+        return [None if edge < 0 else (state, graph.event_at(edge))
+                for state, edge in zip(self.parent_state, self.parent_edge, strict=True)]
+
+    def out(self, state: int) -> Iterator[tuple[Event, int]]:
+        """(event, target) for every edge of `state`, in the order tried; edges to states the
+        budget left unexplored are not there."""
+        graph = self.graph
+        for position in graph.edge_range(state):
+            yield graph.event_at(position), graph.edge_target[position]
 
 
 def explore_state_space(implemented: ImplementedMachine, *, guards: Mapping[str, bool] | None = None,
-                        input_value: Any = None, max_states: int = DEFAULT_MAX_STATES) -> StateSpace:
-    """generate_graph_paths' traversal from the start, bounded by `max_states` and the call's time."""
+                        input_value: Any = None, max_states: int = DEFAULT_MAX_STATES,
+                        max_seconds: float | None = DEFAULT_MAX_SECONDS) -> StateSpace:
+    """generate_graph_paths' traversal from the start, bounded by `max_states`, `max_seconds` and the call's time."""
     explored = explore_model(implemented, guards=guards, input_value=input_value, limit=MAX_LIMIT,
-                             budget=Budget(max_states=max_states))
+                             budget=Budget(max_states=max_states, max_seconds=max_seconds))
     return _state_space(explored.machine, explored.graph, explored.normalization)
 
 
@@ -102,20 +145,8 @@ def explore_machine_space(machine: Machine, *, input_value: Any = None,
 
 
 def _state_space(machine: Machine, graph: StateGraph, normalization: dict[str, Any]) -> StateSpace:
-    edges = [[(edge.event, edge.target) for edge in outgoing] for outgoing in graph.edges]
-    parents: list[tuple[int, Event] | None] = [None] * len(graph.states)
-    seen = [False] * len(graph.states)
-    if graph.states:
-        seen[0] = True
-    order = [0] if graph.states else []
-    for state in order:  # breadth first: the first discovery of a state is a shortest path to it
-        for event, target in edges[state]:
-            if not seen[target]:
-                seen[target] = True
-                parents[target] = (state, event)
-                order.append(target)
     truncated = graph.truncated
-    return StateSpace(machine, graph.states, edges, parents, truncated is None,
+    return StateSpace(machine, graph, truncated is None,
                       None if truncated is None else TRUNCATION_MESSAGES[truncated], normalization)
 
 
@@ -126,18 +157,18 @@ def trace(space: StateSpace, chain: Sequence[tuple[int, Event | None]]) -> dict[
     """`{events, states}` for a chain of (state, event that led to it) from the start."""
     return {
         "events": [dict(event) for _state, event in chain if event is not None],
-        "states": [space.states[state].value for state, _event in chain],
+        "states": [space.graph.snapshot(state).value for state, _event in chain],
     }
 
 
 def path_to(space: StateSpace, target: int) -> list[tuple[int, Event | None]]:
     """The breadth-first (shortest) path from the start to `target`."""
     chain: list[tuple[int, Event | None]] = []
-    walk: int | None = target
-    while walk is not None:
-        link = space.parents[walk]
-        chain.append((walk, None if link is None else link[1]))
-        walk = None if link is None else link[0]
+    walk = target
+    while walk >= 0:
+        edge = space.parent_edge[walk]
+        chain.append((walk, None if edge < 0 else space.graph.event_at(edge)))
+        walk = space.parent_state[walk]
     chain.reverse()
     return chain
 
@@ -153,7 +184,8 @@ class Verdict:
 
 
 def _first_matching(space: StateSpace, test: StateTest) -> int | None:
-    return next((index for index, state in enumerate(space.states) if test(state)), None)
+    graph = space.graph
+    return next((index for index in range(len(graph)) if test(graph.snapshot(index))), None)
 
 
 def check_reachable(space: StateSpace, test: StateTest) -> Verdict:
@@ -182,7 +214,7 @@ def check_precedes(space: StateSpace, first: StateTest, then: StateTest) -> Verd
     queue: deque[tuple[int, bool]] = deque([start])
     while queue:
         state, seen_first = queue.popleft()
-        snapshot = space.states[state]
+        snapshot = space.graph.snapshot(state)
         if not seen_first and then(snapshot):
             chain: list[tuple[int, Event | None]] = []
             walk: tuple[int, bool] | None = (state, seen_first)
@@ -193,7 +225,7 @@ def check_precedes(space: StateSpace, first: StateTest, then: StateTest) -> Verd
             chain.reverse()
             return Verdict(False, counterexample=trace(space, chain))
         seen_next = seen_first or first(snapshot)
-        for event, target in space.edges[state]:
+        for event, target in space.out(state):
             product = (target, seen_next)
             if product not in parents:
                 parents[product] = ((state, seen_first), event)
@@ -204,8 +236,13 @@ def check_precedes(space: StateSpace, first: StateTest, then: StateTest) -> Verd
 def check_deadlock_free(space: StateSpace) -> Verdict:
     """Every reachable state that is not final has an event that changes it."""
     keys = StateKeys()
-    for index, snapshot in enumerate(space.states):
-        if snapshot.status == "done" or any(target != index for _event, target in space.edges[index]):
+    graph = space.graph
+    targets = graph.edge_target
+    for index in range(len(graph)):
+        if any(targets[position] != index for position in graph.edge_range(index)):
+            continue
+        snapshot = graph.snapshot(index)
+        if snapshot.status == "done":
             continue
         # With a budget that ran out, an edge to an unexplored state is not in the graph: try the
         # state's events again before calling it stuck.
@@ -233,17 +270,29 @@ def check_can_always_reach(space: StateSpace, test: StateTest) -> Verdict:
     """From every reachable state a state matching `test` stays reachable."""
     if not space.exhaustive:
         return Verdict(None)
-    incoming: list[list[int]] = [[] for _ in space.states]
-    for source, edges in enumerate(space.edges):
-        for _event, target in edges:
-            incoming[target].append(source)
-    can_reach = [test(state) for state in space.states]
+    graph = space.graph
+    count = len(graph)
+    # The reversed graph in compressed rows: sources of each state's incoming edges.
+    targets = graph.edge_target
+    incoming_start = array("q", [0]) * (count + 1)
+    for target in targets:
+        incoming_start[target + 1] += 1
+    for state in range(count):
+        incoming_start[state + 1] += incoming_start[state]
+    fill = array("q", incoming_start[:count])
+    incoming = array("i", [0]) * len(targets)
+    for source in range(count):
+        for position in graph.edge_range(source):
+            target = targets[position]
+            incoming[fill[target]] = source
+            fill[target] += 1
+    can_reach = bytearray(1 if test(graph.snapshot(index)) else 0 for index in range(count))
     queue = deque(index for index, ok in enumerate(can_reach) if ok)
     while queue:
         state = queue.popleft()
-        for source in incoming[state]:
+        for source in incoming[incoming_start[state]:incoming_start[state + 1]]:
             if not can_reach[source]:
-                can_reach[source] = True
+                can_reach[source] = 1
                 queue.append(source)
     stuck = next((index for index, ok in enumerate(can_reach) if not ok), None)
     if stuck is None:
@@ -303,8 +352,13 @@ def check_machine_properties(
     guards: Mapping[str, bool] | None = None,
     max_states: int | None = None,
     input_value: Any = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
 ) -> dict[str, Any]:
-    """`{results, normalization, execution}`: one result per property, in the order given."""
+    """`{results, normalization, execution}`: one result per property, in the order given.
+
+    The traversal stops at `max_states`, after `max_seconds` (None: only the call's own
+    deadline) or at the call's deadline, whichever comes first.
+    """
     check_property_shapes(properties)
     budget = DEFAULT_MAX_STATES if max_states is None else max_states
     # Name errors first, before a traversal that may take the whole budget.
@@ -312,7 +366,8 @@ def check_machine_properties(
     for index, prop in enumerate(properties):
         for name in REQUIRED_FIELDS[prop["type"]]:
             state_test(named, f"properties[{index}].{name}", prop[name])
-    space = explore_state_space(implemented, guards=guards, input_value=input_value, max_states=budget)
+    space = explore_state_space(implemented, guards=guards, input_value=input_value, max_states=budget,
+                                max_seconds=max_seconds)
     return check_on_space(space, properties, budget)
 
 
@@ -325,7 +380,7 @@ def check_on_space(space: StateSpace, properties: Sequence[Mapping[str, Any]], b
     for prop, states in zip(properties, tests, strict=True):
         verdict = _check_one(space, prop["type"], states)
         result: dict[str, Any] = {"property": dict(prop), "holds": verdict.holds,
-                                  "explored": len(space.states), "exhaustive": space.exhaustive}
+                                  "explored": len(space), "exhaustive": space.exhaustive}
         if verdict.witness is not None:
             result["witness"] = verdict.witness
         if verdict.counterexample is not None:
@@ -334,6 +389,6 @@ def check_on_space(space: StateSpace, properties: Sequence[Mapping[str, Any]], b
     return {
         "results": results,
         "normalization": space.normalization,
-        "execution": {"statesExplored": len(space.states), "exhaustive": space.exhaustive,
-                      "maxStates": budget, "stopped": space.stopped},
+        "execution": {"statesExplored": len(space), "exhaustive": space.exhaustive,
+                      "maxStates": budget, "stopped": space.stopped, "graphBytes": space.graph.nbytes()},
     }

@@ -12,6 +12,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from statekit.analysis.config_keys import (
+    INVOKE_KEYS,
+    MACHINE_KEYS,
+    STATE_NODE_KEYS,
+    TRANSITION_KEYS,
+    unknown_key_message,
+)
 from statekit.budget import check_budget
 from statekit.errors import MachineDefinitionError
 from statekit.model.core import (
@@ -33,6 +40,9 @@ Severity = Literal["error", "warning"]
 ISSUE_CODES: Mapping[str, tuple[Severity, str]] = {
     "invalid_config": ("error", "The config has the wrong shape (an object where a string belongs, a renamed key such as `cond`)."),
     "unknown_target": ("error", "A transition target does not resolve to a state node."),
+    "unknown_key": ("warning", "A key that XState v5's config types do not define for a machine, state, transition or invoke (a typo such as `taget` or `entyr`, or an XState v4 key); XState ignores it. The message names the key it likely meant."),
+    "empty_machine": ("error", "The machine has no states, transitions, actions or invocations: nothing would run (an empty config, or one whose keys XState does not know)."),
+    "transition_not_machine": ("error", "The config is a transition (`target`, `guard`, `actions` at the top level), not a machine."),
     "ambiguous_target": ("warning", "A target could mean two states (a dotted key, or an id that several states share)."),
     "missing_initial": ("error", "A compound state has no `initial` state."),
     "unknown_initial": ("error", "`initial` names a state that is not a child."),
@@ -109,7 +119,7 @@ def validate_model(model: MachineModel, supplied: SuppliedImplementations | None
     """Every issue of `model`, in document order within each check."""
     supplied = supplied or SuppliedImplementations()
     resolver = Resolver(model)
-    issues: list[Issue] = []
+    issues: list[Issue] = list(_check_keys(model))
     issues.extend(_check_ids(model))
     for node in model.root.walk():
         check_budget()
@@ -125,6 +135,42 @@ def validate_model(model: MachineModel, supplied: SuppliedImplementations | None
                         "this code runs", where)
                   for where, name in actor_references(model))
     return issues
+
+
+def _check_keys(model: MachineModel) -> Iterator[Issue]:
+    """Keys XState's config types do not define (see `config_keys`), an empty machine, and a
+    transition given where a machine belongs."""
+    root = model.root
+    shaped_as_transition = sorted(key for key in ("target", "guard", "actions", "reenter")
+                                  if key in model.extra or (key == "target" and root.target is not None))
+    empty = not root.children and not root.transitions and not root.entry and not root.exit and not root.invoke
+    if empty and shaped_as_transition:
+        yield issue("transition_not_machine", f"the config has {', '.join(f'`{k}`' for k in shaped_as_transition)} at "
+                    "the top level and no states: it is a transition, not a machine; a machine has `initial` and "
+                    "`states` (a transition goes in a state's `on`)", "")
+    elif empty:
+        yield issue("empty_machine", "the machine has no states, transitions, actions or invocations: nothing would run",
+                    "")
+    for key in model.extra:
+        if key not in MACHINE_KEYS and not (key in shaped_as_transition and empty):
+            yield issue("unknown_key", unknown_key_message(key, MACHINE_KEYS, "machine config"), key)
+    for node in root.walk():
+        where = state_path(node)
+        if node is not root:
+            for key in node.extra:
+                if key not in STATE_NODE_KEYS:
+                    yield issue("unknown_key", unknown_key_message(key, STATE_NODE_KEYS, "state node config"),
+                                f"{where}.{key}")
+        for index, invoke in enumerate(node.invoke):
+            for key in invoke.extra:
+                if key not in INVOKE_KEYS:
+                    yield issue("unknown_key", unknown_key_message(key, INVOKE_KEYS, "invoke config"),
+                                f"{where + '.' if where else ''}invoke[{index}].{key}")
+        for transition in node.transitions:
+            for key in transition.extra:
+                if key not in TRANSITION_KEYS:
+                    yield issue("unknown_key", unknown_key_message(key, TRANSITION_KEYS, "transition config"),
+                                f"{transition_path(node, transition)}.{key}")
 
 
 def sandbox_name_issues(module_scope: Mapping[str, Any]) -> list[Issue]:

@@ -13,7 +13,9 @@ import importlib
 import os
 import pkgutil
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from statekit.budget import DEFAULT_CALL_SECONDS, BudgetStop, CallBudget, running
@@ -31,15 +33,32 @@ def command_families() -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="statekit", description="Statecharts for AI agents: tools, engine and MCP server.")
+    parser.add_argument("--version", action="version", version=f"statekit {_version()}")
     parser.add_argument(
         "--timeout", type=float, default=None, metavar="SECONDS",
         help=f"time budget of the command's work (default $STATEKIT_CALL_TIMEOUT or {DEFAULT_CALL_SECONDS:g})")
+    parser.add_argument(
+        "--call-memory", type=_byte_size, default=None, metavar="SIZE",
+        help="memory each tool call of the command may use (512M, 1G); past it the call stops with "
+        "resource_exhausted (default $STATEKIT_CALL_MEMORY or 1G)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar on stderr (it shows only when stderr is a terminal)")
     sub = parser.add_subparsers(dest="command", required=True)
     for family in command_families():
         importlib.import_module(f"{__name__}.{family}").add_commands(sub)
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (the package's own when run from a source tree)."""
+    import importlib.metadata
+
+    import statekit
+
+    try:
+        return importlib.metadata.version("statekit")
+    except importlib.metadata.PackageNotFoundError:
+        return str(statekit.__version__)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,7 +84,8 @@ def _run(argv: Sequence[str] | None) -> int:
         budget = CallBudget(seconds=_command_seconds(args.timeout), max_output_bytes=None,
                             on_progress=bar.update if bar else None)
         try:
-            with running(budget):  # every tool call the command makes shares this budget
+            # Every tool call the command makes shares this budget and runs in a supervised worker.
+            with running(budget), supervised_calls(args.call_memory):
                 code = args.handler(args)
         except BudgetStop as stop:
             raise stop.error from None
@@ -83,6 +103,48 @@ def _run(argv: Sequence[str] | None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
 
+
+
+@contextmanager
+def supervised_calls(call_memory: int | None = None) -> Iterator[None]:
+    """Inside the block every `statekit.tools.call` runs through a call supervisor, which bounds
+    its time and memory (`statekit.tools.supervisor`), whichever command made it.
+
+    A single-threaded command (the usual case) forks its one worker when it makes its first
+    call: the fork costs milliseconds and the child has every module the command imported. A
+    process with threads (the CLI run from a host) uses the process's shared pool instead (or,
+    with `call_memory`, a pool of its own whose every call has that memory budget).
+    """
+    from statekit.tools import registry
+    from statekit.tools.supervisor import Supervisor
+
+    made: list[Supervisor] = []
+
+    def supervisor() -> Supervisor:
+        if not made:
+            threaded = threading.active_count() > 1
+            if threaded and call_memory is None:
+                return Supervisor.shared()
+            made.append(Supervisor(workers=1, start_method="forkserver" if threaded else "fork",
+                                   call_memory=call_memory).start())
+        return made[0]
+
+    registry.supervise_calls(supervisor)
+    try:
+        yield
+    finally:
+        registry.supervise_calls(None)
+        for each in made:
+            each.close()
+
+
+def _byte_size(text: str) -> int:
+    from statekit.budget import parse_byte_size
+
+    try:
+        return parse_byte_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _command_seconds(flag: float | None) -> float:

@@ -7,22 +7,26 @@ import json
 import sys
 from typing import Any
 
-import yaml
-
 from statekit.analysis.review import REVIEW_FILE_NAME
-from statekit.cli._input import read_source
+from statekit.cli._input import parse_json, read_source
 from statekit.errors import ToolError
 
 
 def _read_patches(path: str) -> Any:
+    """A JSON or YAML list of patches; JSON-looking text that is not JSON says where it broke."""
     text = read_source(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            raise ToolError("invalid_input", f"{path}: patches are not valid JSON or YAML ({error})") from None
+        pass
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        if text.lstrip().startswith(("[", "{")):  # meant as JSON: say where the JSON broke
+            parse_json(text, f"the patches in {path}")
+        raise ToolError("invalid_input", f"{path}: patches are not valid JSON or YAML ({error})") from None
 
 
 def _print_json(result: Any) -> None:

@@ -6,8 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from statekit.cli._input import guard_results, json_or_text, read_source
-from statekit.errors import ToolError
+from statekit.cli._input import guard_results, json_or_text, parse_json, read_source
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -30,15 +29,17 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.guard:
         arguments["guards"] = guard_results(args.guard)
     if args.input is not None:
-        try:
-            arguments["input"] = json.loads(args.input)
-        except json.JSONDecodeError as error:
-            raise ToolError("invalid_input", f"--input is not valid JSON: {error.msg}") from None
+        arguments["input"] = parse_json(args.input, "--input")
     result = tools.call("simulate_machine", arguments)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
+    previous: dict[str, Any] | None = None
     for step in result["steps"]:
+        if previous is not None and changed_nothing(previous, step):
+            print(f"{step['event']['type']:<24} (ignored)")
+            continue
+        previous = step
         value = step["value"] if isinstance(step["value"], str) else json.dumps(step["value"])
         print(f"{step['event']['type']:<24} -> {value}  [{step['status']}]")
         if step["actions"]:
@@ -51,6 +52,16 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if assumed:
         print(f"assumed true: {', '.join(assumed)}")
     return 0
+
+
+#: What a step of `simulate_machine` reports about the machine after its event.
+_OUTCOME = ("value", "context", "status", "tags", "output", "error")
+
+
+def changed_nothing(before: dict[str, Any], step: dict[str, Any]) -> bool:
+    """Whether `step`'s event left the machine as it was and ran no action: XState ignored it
+    (no enabled transition), and printing `EVENT -> state` would read as if it moved."""
+    return not step["actions"] and all(before.get(key) == step.get(key) for key in _OUTCOME)
 
 
 def add_commands(sub: Any) -> None:

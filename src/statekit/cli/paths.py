@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from statekit.analysis.paths import ALGORITHMS, DEFAULT_LIMIT
+from statekit.analysis.paths import ALGORITHMS, DEFAULT_LIMIT, DEFAULT_MAX_PATHS, MAX_MAX_PATHS
 from statekit.cli._input import guard_results, json_or_text, read_source
 from statekit.tools.path_tools import summarize_paths
 
@@ -23,6 +23,8 @@ def _run_paths_command(args: argparse.Namespace) -> int:
         arguments["fromState"] = json_or_text(args.from_state, "--from")
     if args.limit is not None:
         arguments["limit"] = args.limit
+    if args.max_paths is not None:
+        arguments["maxPaths"] = args.max_paths
     if args.guard:
         arguments["guards"] = guard_results(args.guard)
     if args.input is not None:
@@ -42,6 +44,8 @@ def add_commands(subparsers: Any) -> None:
     command.add_argument("--to", dest="to_state", metavar="STATE", help="only paths to this state (dotted path, JSON value or #id)")
     command.add_argument("--from", dest="from_state", metavar="STATE", help="start from this state value")
     command.add_argument("--limit", type=int, help=f"most (state, event) pairs to explore (default {DEFAULT_LIMIT})")
+    command.add_argument("--max-paths", type=int, metavar="N",
+                         help=f"most paths to return (default {DEFAULT_MAX_PATHS}, up to {MAX_MAX_PATHS})")
     command.add_argument("--guard", action="append", metavar="NAME=true|false", help="a static guard result")
     command.add_argument("--input", help="machine input as JSON")
     command.add_argument("--json", action="store_true", help="print the structured result")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 # The defaults of `statekit.server.http_limits.HttpLimits`, repeated here so building the CLI
@@ -40,6 +41,15 @@ def _positive_seconds(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError("must be a positive number of seconds")
     return value
+
+
+def _byte_size(text: str) -> int:
+    from statekit.budget import parse_byte_size
+
+    try:
+        return parse_byte_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _tool_list(text: str) -> list[str]:
@@ -94,6 +104,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-output-bytes", type=_positive_int, default=None,
         help=f"largest tool result in bytes of JSON; larger ones are refused with output_too_large "
         f"(default $STATEKIT_MAX_OUTPUT_BYTES or {DEFAULT_MAX_OUTPUT_BYTES})",
+    )
+    parser.add_argument(
+        "--call-memory", type=_byte_size, default=None, metavar="SIZE",
+        help="memory one tool call may use (bytes, or with K, M, G: 512M, 1G); a call past it is stopped with "
+        "resource_exhausted (default $STATEKIT_CALL_MEMORY or 1G)",
+    )
+    parser.add_argument(
+        "--workers", type=_positive_int, default=None, metavar="N",
+        help="worker processes that run tool calls, each call bounded in time and memory "
+        "(default $STATEKIT_WORKERS or one per core, at least 2)",
     )
     parser.add_argument(
         "--header-timeout", type=_positive_seconds, default=HTTP_DEFAULTS.header_timeout,
@@ -206,6 +226,23 @@ def add_canary_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="auto", choices=["auto", "legacy", "2026-07-28"], help="protocol era")
 
 
+def stdio_banner(tools: list[str] | None) -> str:
+    """The line `statekit serve` shows a person who ran it on a terminal: stdio looks hung otherwise."""
+    from statekit.tools import registry
+
+    count = len(tools) if tools is not None else len(registry.tools())
+    return (f"statekit serve: MCP server on stdio ({count} tools), waiting for an MCP client to speak "
+            "JSON-RPC on stdin; start it from your client instead (README: set up). Ctrl-C or Ctrl-D stops it.")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    # HTTP says where it listens by itself; stdio says nothing to the terminal it runs on.
+    if not args.http and sys.stderr.isatty():
+        print(stdio_banner(args.tools), file=sys.stderr, flush=True)
+    code: int = args.serve(args)
+    return code
+
+
 def add_commands(sub: Any) -> None:
     """Commands whose modules live in optional parts of the package (the MCP server)."""
     try:
@@ -215,7 +252,7 @@ def add_commands(sub: Any) -> None:
         return
     serve = sub.add_parser("serve", help="run the MCP server (stdio by default, --http for streamable HTTP)")
     add_arguments(serve)
-    serve.set_defaults(handler=serve_command.run)
+    serve.set_defaults(handler=_serve, serve=serve_command.run)
     probe = sub.add_parser("canary", help="check a running server: discovery, app template, a visualization")
     add_canary_arguments(probe)
     probe.set_defaults(handler=canary.run)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from statekit.engine.evaluation import Scope
+from statekit.engine.evaluation import Scope, WholeContext
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.implementations import ActionArgs, Assign
 from statekit.errors import EngineError
@@ -339,9 +339,11 @@ def apply_assign(snapshot: Snapshot, event: Event, assignment: Any, params: Any,
     evaluator = snapshot.machine.evaluator
     update = evaluator.assignment(assignment, Scope(snapshot.context, event, params))
     spawned = evaluator.take_spawned()
+    # A function that changed the context in place gives the whole next context (WholeContext).
+    context = dict(update) if isinstance(update, WholeContext) else {**snapshot.context, **update}
     if spawned:
-        return snapshot.clone(context={**snapshot.context, **update}, children=with_spawned(snapshot.children, spawned, ctx))
-    return snapshot.with_context({**snapshot.context, **update})
+        return snapshot.clone(context=context, children=with_spawned(snapshot.children, spawned, ctx))
+    return snapshot.with_context(context)
 
 
 def with_spawned(children: Mapping[str, ChildRef | None], spawned: Sequence[Mapping[str, Any]],

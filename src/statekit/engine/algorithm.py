@@ -12,7 +12,7 @@ from typing import Any
 
 from statekit.budget import current_budget
 from statekit.engine.actions import ActionContext, resolve_actions, with_spawned
-from statekit.engine.evaluation import Scope
+from statekit.engine.evaluation import UNDEFINED, Scope
 from statekit.engine.guards import evaluate_guard
 from statekit.engine.machine import _HISTORY_DEPENDENT, _UNKNOWN, Machine, Node, RuntimeTransition
 from statekit.engine.plan import ADMIT_CHEAP_BELOW, MAX_PLANS, build_plan
@@ -614,7 +614,9 @@ def _machine_output(snapshot: Snapshot, event: Event, completion: Node) -> Any:
     root = snapshot.machine.root
     if not root.has_output:
         return None
-    done_event: dict[str, Any] = {"type": f"xstate.done.state.{completion.id}"}
+    # XState's createDoneStateEvent always sets `output` (undefined when the completing node has
+    # none, or is the root): the root's output code sees `'output' in event` as true.
+    done_event: dict[str, Any] = {"type": f"xstate.done.state.{completion.id}", "output": UNDEFINED}
     if completion.has_output and completion.parent is not None:
         done_event["output"] = _resolve_output(completion.output, snapshot, event)
     return _resolve_output(root.output, snapshot, done_event)

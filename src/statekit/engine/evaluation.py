@@ -201,13 +201,13 @@ class PythonEvaluator:
     def assignment(self, assignment: Any, scope: Scope) -> Mapping[str, Any]:
         if isinstance(assignment, Assign):
             if callable(assignment.assignment):
-                return _mapping(assignment.assignment(scope.args, scope.params))
+                return _mapping(assignment.assignment(scope.args, scope.params), scope.context)
             return {key: self.value(item, scope, where=f"assign of '{key}'")
                     for key, item in assignment.assignment.items()}
         if is_inline(assignment):  # assign(({context, event}) => ({...}))
-            return _mapping(self.run_code(assignment[JS_MARKER], scope, "assign"))
+            return _assigned(self.run_code(assignment[JS_MARKER], scope, "assign"), scope.context)
         if callable(assignment):
-            return _mapping(assignment(scope.args, scope.params))
+            return _mapping(assignment(scope.args, scope.params), scope.context)
         if not isinstance(assignment, Mapping):
             raise EngineError("an assign needs an object of context keys or a function")
         return {key: self.value(item, scope, where=f"assign of '{key}'") for key, item in assignment.items()}
@@ -276,7 +276,7 @@ class JsEvaluator(PythonEvaluator):
         self.machine_id = machine_id
         #: The machine this evaluator runs (set by `Machine`): the inert actor's snapshot is its own.
         self.machine: Machine | None = None
-        self._actor_json: dict[tuple[str, int], str] = {}
+        self._actor_json: dict[tuple[str, int, bool], str] = {}
         #: The scope of a call no `begin` announced: a running actor's (refuse, do not guess).
         self.default_scope: ActorScope = "running" if getattr(sandbox, "running_actor", False) else "inert"
         self._scope: ActorScope = "running"
@@ -366,12 +366,15 @@ class JsEvaluator(PythonEvaluator):
         if kind is None:
             return None
         system = self._ctx.system_ids if self._ctx is not None else None
-        key = (kind, len(system) if system else 0)
+        whole = where == "assign"  # `assign(fn)`: its context may come back changed (WholeContext)
+        key = (kind, len(system) if system else 0, whole)
         cached = self._actor_json.get(key)
         if cached is None:
             env: dict[str, Any] = {"kind": kind, "machine": self.machine_id,
                                    "actors": sorted(str(name) for name in self.implementations.actors),
                                    "scope": self._scope, "call": self._call}
+            if whole:
+                env["assigns"] = True
             if self._scope == "inert":
                 env["initializing"] = self._initializing
                 if system:
@@ -449,8 +452,37 @@ def _refuse_unresolved(value: Any, where: str) -> None:
                           "faithfully past this point")
 
 
-def _mapping(update: Any) -> Mapping[str, Any]:
-    if type(update) is not dict and not isinstance(update, Mapping):  # (no ABC check for a dict: every assign)
+class WholeContext(dict[str, Any]):
+    """What an assign function that changed `context` in place gives: the whole next context.
+
+    XState's assign computes `Object.assign({}, context, returned)` with the `context` object the
+    function received, so a function that mutates it and returns nothing (or returns only some
+    keys) leaves the mutated context; `apply_assign` takes this one as it is."""
+
+
+#: The key under which the sandbox hands back the context an assign function received, when the
+#: function may have changed it in place (see the sandbox's prelude, `assigned`).
+ASSIGNED_CONTEXT_KEY: Final = "xstate$$assignedContext"
+
+
+def _assigned(result: Any, context: Any) -> Mapping[str, Any]:
+    """The update an inline assign function gave: with the context it received when it may have
+    changed it in place (the sandbox's `assigned`), the whole next context."""
+    if type(result) is dict and ASSIGNED_CONTEXT_KEY in result:
+        changed = result[ASSIGNED_CONTEXT_KEY]
+        value = result.get("value")
+        merged = {**changed, **value} if isinstance(value, Mapping) else dict(changed)
+        return WholeContext(merged)
+    return _mapping(result, context)
+
+
+def _mapping(update: Any, context: Any) -> Mapping[str, Any]:
+    if type(update) is dict:  # (no ABC check for a dict: every assign)
+        return update
+    if update is None or update is UNDEFINED:
+        # A Python function that changed `context` in place and returned nothing (as in XState).
+        return WholeContext(context if isinstance(context, Mapping) else {})
+    if not isinstance(update, Mapping):
         raise TypeError("an assign function must return a mapping of context keys")
     return update
 

@@ -499,6 +499,27 @@ _PRELUDE = """
       + general.join(" ") + " return !!fn({ context: context, event: event }, load(paramsJson, marked)); };";
     return new FunctionConstructor("fn", "load", body)(byId[id], load);
   };
+  // XState's assign takes `Object.assign({}, context, returned)` of the context object the
+  // function received: one that changed it in place keeps the change, whether it returned
+  // nothing or some keys. Such a function's result comes back with that context (the key is
+  // statekit.engine.evaluation's ASSIGNED_CONTEXT_KEY); whether it may change it is read from its
+  // source, conservatively: `context` used whole (passed on, spread, aliased), or a member of it
+  // assigned, incremented, deleted or called (`context.items.push(...)`).
+  const mayWrite = new WeakMap();
+  const BARE = /\\bcontext\\b(?!\\s*(?:\\.|\\?\\.|\\[))/;
+  const WRITES = /\\bcontext\\b(?:\\s*(?:\\??\\.\\s*[\\w$]+|\\[[^\\]]*\\]))*\\s*(?:=(?![=>])|\\+\\+|--|(?:\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?|[-+*\\/%&|^])=|\\()|(?:\\+\\+|--|\\bdelete)\\s*context\\b/;
+  const assigned = function (fn, args, result) {
+    if (result === undefined || result === null) return { "xstate$$assignedContext": args.context };
+    let writes = mayWrite.get(fn);
+    if (writes === undefined) {
+      const source = String(fn);
+      const arrow = source.indexOf("=>");
+      const body = arrow >= 0 ? source.slice(arrow + 2) : source;
+      writes = BARE.test(body) || WRITES.test(body);
+      mayWrite.set(fn, writes);
+    }
+    return writes ? { "xstate$$assignedContext": args.context, value: result } : result;
+  };
   const envs = new Map();
   globalThis.__call = function (source, argsJson, paramsJson, marked, envJson) {
     const fn = lookup(source);
@@ -518,7 +539,10 @@ _PRELUDE = """
     refusal = null;
     let result;
     try {
-      result = dump(fn(withActor(load(argsJson, marked), env, spawned), load(paramsJson, marked)));
+      const args = withActor(load(argsJson, marked), env, spawned);
+      result = fn(args, load(paramsJson, marked));
+      if (env.assigns === true && args !== null && typeof args === "object") result = assigned(fn, args, result);
+      result = dump(result);
     } catch (thrown) {
       if (wantsSnapshot) return "#wants-snapshot";
       throw thrown;

@@ -83,6 +83,13 @@ def module_scope(evaluator: Evaluator, functions: Iterable[tuple[Node, Frames]])
                     logic[name] = kind
                 else:
                     unavailable[name] = _not_data("const", value)
+            elif binding.kind == "enum" and binding.node is not None:
+                # A TypeScript enum is the object it compiles to (values.Evaluator._enum).
+                members = evaluator.value_in(frames, binding.node.child_by_field_name("name") or binding.node, name)
+                if _is_data(members):
+                    constants[name] = members
+                else:
+                    unavailable[name] = "an enum with members statekit cannot compute"
             elif binding.kind == "import":
                 unavailable[name] = f"imported from '{binding.module}'"
             elif binding.kind == "function":

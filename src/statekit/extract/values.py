@@ -103,7 +103,7 @@ UNDEFINED = _Undefined()
 class Binding:
     """What a name is bound to in some scope."""
 
-    kind: str  # "const", "function", "import", "param" (node: the function), "opaque"
+    kind: str  # "const", "function", "import", "param" (node: the function), "enum", "class", "opaque"
     node: Node | None = None
     module: str = ""
     imported: str = ""
@@ -244,11 +244,13 @@ class Evaluator:
         bound = self.binding(ident, node)
         if bound is not None and bound.kind == "param":
             return self.argument(bound, ident, at=position(node))
-        if bound is None or bound.kind in ("import", "opaque") or bound.node is None:
+        if bound is None or bound.kind in ("import", "opaque", "class") or bound.node is None:
             return JsRef(ident, position(node))
         if bound.kind == "function":
             self.keep_function(bound.node)
             return JsFunction(ident, js_text(bound.node))
+        if bound.kind == "enum":
+            return self._enum(bound.node, depth)
         key = bound.node.id
         # Inside a factory call a const may depend on its arguments: not cached there.
         cache = not self._frames
@@ -266,12 +268,38 @@ class Evaluator:
             self._const_values[key] = resolved
         return resolved
 
+    def _enum(self, node: Node, depth: int) -> dict[str, Any]:
+        """A TypeScript enum as the object it compiles to: each member's value (string or number;
+        a member without initializer is the previous number plus one, from 0) and, for numeric
+        members, the reverse mapping from the number's text to the name."""
+        cached = self._const_values.get(node.id)
+        if isinstance(cached, dict):
+            return cached
+        members: dict[str, Any] = {}
+        body = node.child_by_field_name("body")
+        following: int | float | None = 0  # None: after a string member (TypeScript needs an initializer)
+        for member in named(body) if body is not None else []:
+            value_node = member.child_by_field_name("value") if member.type == "enum_assignment" else None
+            name_node = member.child_by_field_name("name") if member.type == "enum_assignment" else member
+            name = _key_text(name_node) if name_node is not None else None
+            if name is None:
+                continue
+            value = self.value(value_node, "", depth + 1) if value_node is not None else following
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                members[_js_string(value)] = name  # TypeScript's reverse mapping of numeric members
+                following = value + 1
+            else:
+                following = None
+            members[name] = value if isinstance(value, str | int | float) else JsRef(name, position(member))
+        self._const_values[node.id] = members
+        return members
+
     def _object(self, node: Node, _name: str, depth: int) -> Any:
         result: dict[str, Any] = {}
         for member in named(node):
             kind = member.type
             if kind == "pair":
-                key = self._key(member.child_by_field_name("key"), depth)
+                key = self._key(member.child_by_field_name("key"), depth, _name)
                 value_node = member.child_by_field_name("value")
                 if key is None or value_node is None:
                     continue
@@ -292,7 +320,9 @@ class Evaluator:
                     self.problem(member, "unresolved_spread", f"cannot see what {text(member)!r} spreads; left out")
         return result
 
-    def _key(self, key_node: Node | None, depth: int) -> str | None:
+    def _key(self, key_node: Node | None, depth: int, within: str = "") -> str | None:
+        """The key's text; a computed key statekit cannot compute is left out with a problem
+        (`unresolved_state` when it names a state, under `states`: the state tree is then unknown)."""
         if key_node is None:
             return None
         kind = key_node.type
@@ -305,7 +335,11 @@ class Evaluator:
             computed = self.value(inner[0], "", depth + 1) if inner else None
             if isinstance(computed, str | int | float) and not isinstance(computed, bool):
                 return _js_string(computed)
-            self.problem(key_node, "unresolved_key", f"cannot compute the key {text(key_node)!r}; left out")
+            if within == "states":
+                self.problem(key_node, "unresolved_state", f"cannot compute the state name {text(key_node)!r}; "
+                             "the machine's states cannot be known statically")
+            else:
+                self.problem(key_node, "unresolved_key", f"cannot compute the key {text(key_node)!r}; left out")
             return None
         literal = string_value(key_node)
         return literal if literal is not None else text(key_node)
@@ -429,10 +463,17 @@ class Evaluator:
             target = unwrap(bound.node)
             return target if target.type in FUNCTION_TYPES else None
         parts = member_parts(callee)
-        if parts is None or unwrap(parts[0]).type != "identifier":
+        if parts is None:
             return None
         obj, prop = parts
+        if unwrap(obj).type == "this":  # `this.factory()` in a class: its method or field
+            owner = _enclosing_class(unwrap(obj))
+            return _class_member(owner, prop, static=False) if owner is not None else None
+        if unwrap(obj).type != "identifier":
+            return None
         bound = self.binding(text(unwrap(obj)), obj)
+        if bound is not None and bound.kind == "class" and bound.node is not None:
+            return _class_member(bound.node, prop, static=True)  # `Sdk.factory()`
         if bound is None or bound.kind != "const" or bound.node is None or unwrap(bound.node).type != "object":
             return None
         for member in named(unwrap(bound.node)):
@@ -470,6 +511,8 @@ class Evaluator:
             return _expr(node)
         obj = self.value(obj_node, "", depth + 1)
         key = text(prop) if node.type == "member_expression" else self.value(prop, "", depth + 1)
+        if isinstance(obj, dict) and isinstance(key, int | float) and not isinstance(key, bool):
+            key = _js_string(key)  # `o[1]` reads the key "1" (an enum's reverse mapping)
         if isinstance(obj, dict) and isinstance(key, str):
             return obj.get(key, UNDEFINED)
         if isinstance(obj, list) and isinstance(key, int) and 0 <= key < len(obj):
@@ -565,6 +608,42 @@ _MATH: dict[str, Callable[..., float]] = {
     "min": lambda *xs: float(min(xs)) if xs else math.inf, "max": lambda *xs: float(max(xs)) if xs else -math.inf,
     "pow": lambda x, y: float(x) ** y, "sqrt": math.sqrt,
 }
+
+
+_CLASS_TYPES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+_FIELD_TYPES = frozenset({"public_field_definition", "field_definition"})
+
+
+def _enclosing_class(this: Node) -> Node | None:
+    """The class whose instance `this` is: the nearest class around it, unless a `function`
+    (which has its own `this`) comes first."""
+    node = this.parent
+    while node is not None:
+        if node.type in _CLASS_TYPES:
+            return node
+        if node.type in ("function_expression", "function_declaration", "generator_function",
+                         "generator_function_declaration"):
+            return None
+        node = node.parent
+    return None
+
+
+def _class_member(owner: Node, prop: str, *, static: bool) -> Node | None:
+    """The method or function-valued field `prop` of a class (static ones for `Class.prop`,
+    instance ones for `this.prop`), as a function node `_apply` can follow."""
+    body = owner.child_by_field_name("body")
+    for member in named(body) if body is not None else []:
+        is_static = any(child.type == "static" for child in member.children)
+        if is_static != static:
+            continue
+        if member.type == "method_definition" and _key_text(member.child_by_field_name("name")) == prop:
+            return member
+        if member.type in _FIELD_TYPES:
+            name = member.child_by_field_name("name") or member.child_by_field_name("property")
+            value = member.child_by_field_name("value")
+            if value is not None and _key_text(name) == prop and unwrap(value).type in FUNCTION_TYPES:
+                return unwrap(value)
+    return None
 
 
 def _key_text(key: Node | None) -> str | None:
@@ -665,10 +744,15 @@ def _declare(statement: Node, bindings: dict[str, Binding]) -> None:
         if name_node is not None:
             bindings[text(name_node)] = Binding("function", statement)
         return
-    if kind == "class_declaration":
+    if kind in ("class_declaration", "abstract_class_declaration"):
+        name_node = statement.child_by_field_name("name")
+        if name_node is not None:  # a value statekit does not evaluate; its static methods are followed
+            bindings[text(name_node)] = Binding("class", statement)
+        return
+    if kind == "enum_declaration":  # TypeScript: `enum S { A = 'a' }` (and `const enum`)
         name_node = statement.child_by_field_name("name")
         if name_node is not None:
-            bindings[text(name_node)] = Binding("opaque")
+            bindings[text(name_node)] = Binding("enum", statement)
         return
     if kind == "import_statement":
         _declare_import(statement, bindings)

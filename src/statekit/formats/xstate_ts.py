@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -54,7 +54,9 @@ def read_implemented(value: Any) -> tuple[MachineModel, list[FormatWarning], dic
         details = "; ".join(f"{e['line']}:{e['column']} {e['message']}" for e in result["errors"][:5])
         raise ToolError("invalid_input", "no createMachine(...) call found in the source" + (f" ({details})" if details else ""))
     machine = result["machines"][0]
-    model = parse_config_model(model_config(machine["config"], warnings))
+    config = model_config(machine["config"], warnings)
+    _refuse_unknown_states(config, result)
+    model = parse_config_model(config)
     # The export name (`export const payment = ...`) stays what it was when written back.
     return replace(model, source_name=machine["name"]), warnings, dict(machine.get("implementations") or {})
 
@@ -67,6 +69,69 @@ def extract_models(text: str) -> Iterator[tuple[MachineModel, int]]:
         except ToolError:
             continue
         yield model, machine["line"]
+
+
+def _refuse_unknown_states(config: Any, result: Mapping[str, Any]) -> None:
+    """`invalid_input` when the machine's states come from values statekit cannot read (an
+    imported `initial`, target or state name): any answer about a state tree with states left
+    out would be silently wrong, so every tool says so instead."""
+    machines = result["machines"]
+    # Problems in the first machine's source (from the top of the file to the second machine).
+    end = machines[1]["line"] if len(machines) > 1 else None
+    unknown = [f"{error['line']}:{error['column']} {error['message'].split(';')[0]}" for error in result["errors"]
+               if error["code"] == "unresolved_state" and (end is None or error["line"] < end)]
+    unknown.extend(_unknown_targets(config, ""))
+    if unknown:
+        raise ToolError("invalid_input", "the machine's states cannot be known statically (they come from values "
+                        "defined elsewhere, e.g. imported): " + "; ".join(unknown[:5]),
+                        {"unresolved": unknown[:50]})
+
+
+def _unknown_targets(node: Any, path: str) -> Iterator[str]:
+    """Where a state node's `initial`, or a transition or its target, is a reference or an
+    expression rather than a state name (walking the state nodes below `node`)."""
+    if not isinstance(node, dict):
+        return
+    initial = node.get("initial")
+    if _is_unread(initial):
+        yield f"{path}initial is `{_unread_text(initial)}`"
+    for key in ("on", "after"):
+        group = node.get(key)
+        if isinstance(group, dict):
+            for name, transition in group.items():
+                yield from _unknown_transition(transition, f"{path}{key}.{name}")
+    for key in ("always", "onDone", "onError"):
+        if key in node:
+            yield from _unknown_transition(node[key], f"{path}{key}")
+    invokes = node.get("invoke")
+    for index, invoke in enumerate(invokes if isinstance(invokes, list) else [invokes]):
+        if isinstance(invoke, dict):
+            for key in ("onDone", "onError", "onSnapshot"):
+                if key in invoke:
+                    yield from _unknown_transition(invoke[key], f"{path}invoke[{index}].{key}")
+    states = node.get("states")
+    if isinstance(states, dict):
+        for name, child in states.items():
+            yield from _unknown_targets(child, f"{path}states.{name}.")
+
+
+def _unknown_transition(transition: Any, where: str) -> Iterator[str]:
+    for item in transition if isinstance(transition, list) else [transition]:
+        if _is_unread(item):
+            yield f"{where}: the transition is `{_unread_text(item)}`"
+            continue
+        target = item.get("target") if isinstance(item, dict) else None
+        for one in target if isinstance(target, list) else [target]:
+            if _is_unread(one):
+                yield f"{where}: the target is `{_unread_text(one)}`"
+
+
+def _unread_text(value: Any) -> str:
+    return str(value.get("$ref") or value.get("$expr")) if isinstance(value, dict) else str(value)
+
+
+def _is_unread(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and ("$ref" in value or "$expr" in value)
 
 
 def model_config(config: Any, warnings: list[FormatWarning], path: str = "") -> Any:
@@ -84,6 +149,8 @@ def model_config(config: Any, warnings: list[FormatWarning], path: str = "") -> 
             out[key] = {name: model_config(item, warnings, f"{where}.{name}") for name, item in value.items()}
         elif key in _DATA_KEYS:
             out[key] = value
+        elif key in _NAME_KEYS:
+            out[key] = _opaque_names(key, value, warnings, where)
         elif key in _ACTION_KEYS or key == "guard":
             items = value if isinstance(value, list) else [value]
             converted = [_implementation_ref(item, warnings, where) for item in items]
@@ -94,6 +161,22 @@ def model_config(config: Any, warnings: list[FormatWarning], path: str = "") -> 
         else:
             out[key] = model_config(value, warnings, where)
     return out
+
+
+#: Keys whose values are names XState only compares or shows (a tag, an id, a description): a
+#: value defined elsewhere runs as its reference's text, an opaque name, with a warning.
+_NAME_KEYS = frozenset({"tags", "id", "description"})
+
+
+def _opaque_names(key: str, value: Any, warnings: list[FormatWarning], where: str) -> Any:
+    if isinstance(value, list):
+        return [_opaque_names(key, item, warnings, f"{where}[{index}]") for index, item in enumerate(value)]
+    if not _is_unread(value):
+        return value
+    name = value.get("$ref") or value.get("$expr")
+    warnings.append(warning("unresolved_reference", f"{key} value {name!r} is defined elsewhere (e.g. imported), so "
+                            f"its value cannot be known statically; it runs as the opaque name {name!r}", where))
+    return name
 
 
 def _implementation_ref(item: Any, warnings: list[FormatWarning], where: str) -> Any:

@@ -187,10 +187,14 @@ class GateAdmin:
         return bool(await deleter(store_key))
 
 
-def open_store(url: str) -> StateStore:
+def open_store(url: str, *, create: bool = False) -> StateStore:
     """A store from a URL: `sqlite:PATH` (or `sqlite:///PATH`) or `redis://HOST:PORT/DB`.
 
     Used by `statekit gate ...`; an in-memory store has nothing to administer from outside.
+    An admin acts on a gate's existing store: unless `create` (`force`, which writes a record
+    anyway), a SQLite path that is not one is refused before anything opens it (opening creates
+    the file and the tables, so a mistyped path would leave an empty database behind and list
+    nothing, as if the store were empty).
     """
     if url.startswith("sqlite:"):
         path = url.removeprefix("sqlite:")
@@ -198,12 +202,37 @@ def open_store(url: str) -> StateStore:
             path = path[2:]
         from statekit.gate.sqlite_store import SQLiteStore
 
+        if not create:
+            _require_gate_database(path)
         return SQLiteStore(path)
     if url.startswith(("redis://", "rediss://", "unix://")):
         from statekit.gate.redis_store import RedisStore
 
         return RedisStore.from_url(url)
     raise ValueError(f"unknown store URL {url!r}: use sqlite:PATH or redis://HOST:PORT/DB")
+
+
+def _require_gate_database(path: str) -> None:
+    """Refuse (ValueError) a path that is not an existing SQLite file with the gate's table,
+    reading it without writing anything."""
+    import sqlite3
+    from pathlib import Path
+    from urllib.parse import quote
+
+    if not Path(path).is_file():
+        raise ValueError(f"no SQLite store at {path!r} (no such file): check the path; a gate's store "
+                         "is made by the gate that writes it, not by `statekit gate`")
+    try:
+        connection = sqlite3.connect(f"file:{quote(str(Path(path).resolve()))}?mode=ro", uri=True)
+        try:
+            found = connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'statekit_gate_state'").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.Error as error:
+        raise ValueError(f"{path!r} is not a usable SQLite database: {error}") from None
+    if found is None:
+        raise ValueError(f"{path!r} is a SQLite database but not a gate store (it has no statekit_gate_state table)")
 
 
 async def run_admin(
@@ -217,7 +246,7 @@ async def run_admin(
     prefix: str = "",
 ) -> Any:
     """One `statekit gate <action>` against the store at `store_url`; returns JSON-ready data."""
-    store = open_store(store_url)
+    store = open_store(store_url, create=action == "force")
     try:
         admin = GateAdmin.for_store(store, workflow, namespace=namespace)
         if action == "list":

@@ -23,6 +23,7 @@ import mcp_types as types
 from statekit.engine import Machine, create_machine, initial_transition
 from statekit.gate.bindings import Binding, make_binding, reachable_state_ids
 from statekit.gate.calls import GateCall
+from statekit.gate.committed import CommittedRecords
 from statekit.gate.decision import World
 from statekit.gate.declare import declared_description
 from statekit.gate.errors import (
@@ -192,6 +193,8 @@ class GateCore:
         )
         self._locks = KeyedLocks()
         self._decoder = RecordDecoder(self.machine)
+        #: This process's last commit per workflow (shared stores): see gate/committed.py.
+        self._committed = CommittedRecords()
         self._listen = KeyedListenHandler(self._listen_key, relay=list_changed_relay)
         self._reachable = reachable_state_ids(self.machine.model)
         self._bindings: dict[str, Binding] = {}

@@ -23,7 +23,7 @@ from fastmcp.tools.base import InputRequiredToolResult, Tool, ToolResult
 from mcp.server.auth.middleware.auth_context import get_access_token
 
 from statekit.gate.calls import GateCall
-from statekit.gate.keys import is_modern
+from statekit.gate.keys import is_http, is_modern
 from statekit.gate.results import META_KEY, state_note
 
 if TYPE_CHECKING:
@@ -135,10 +135,11 @@ _CATALOG_CALLERS = 1024
 class CallerCatalogs:
     """Each caller's catalog (the names it can list before any gate's state filter), reused briefly.
 
-    A caller is one access token and, on legacy sessions, one connection, so what FastMCP's
-    auth or a session's visibility hides from one caller is never named to another. A tool
-    added or removed shows in the names within `CATALOG_TTL_SECONDS`. A request with no
-    session to key by fetches every time.
+    A caller is one access token and, on legacy sessions, one connection (2026-07-28 over
+    stdio or in-process: the process's one client), so what FastMCP's auth or a session's
+    visibility hides from one caller is never named to another. A tool added or removed shows
+    in the names within `CATALOG_TTL_SECONDS`. A request nothing identifies (2026-07-28 over
+    HTTP without a token) fetches every time.
     """
 
     def __init__(
@@ -176,8 +177,11 @@ def _caller(ctx: Any) -> Hashable | None:
     token = get_access_token()
     credential = None if token is None else hash(token.token)
     if is_modern(ctx):
-        # 2026-07-28 has no sessions (a new connection object per request): what a caller can
-        # list depends on its authorization alone.
+        # 2026-07-28 has no sessions (a new connection object per request). Over stdio or
+        # in-process the process has one client; over HTTP an access token names the caller,
+        # and without one nothing does (a filter on a request header could tell two apart).
+        if credential is None and is_http(ctx):
+            return None
         return "modern", credential
     session = getattr(ctx, "session", None)
     if session is None:
@@ -224,6 +228,8 @@ class GateMiddleware(Middleware):
             return await self.catalogs.names(ctx)
 
         async def run(call: GateCall, stripped: dict[str, Any]) -> Any:
+            if stripped == (params.arguments or {}):
+                return await call_next(context)  # no handle to take out: nothing to copy
             message = params.model_copy(update={"arguments": stripped})
             return await call_next(context.copy(message=message))
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -40,8 +40,12 @@ from statekit.gate.results import state_label
 from statekit.gate.timers import apply_timer_actions, fire_due
 from statekit.model.core import Guard
 
-#: Distinct (snapshot, pending timers) states one search may visit.
-MAX_STATES = 2000
+#: Distinct (snapshot, pending timers) states one search may visit. A search runs on the
+#: event loop when a call is refused, so it is bounded (a counter in the context makes the
+#: state space endless) and its answers are kept (`ROUTE_CACHE_SIZE`): a client repeating a
+#: refused call does not repeat the search.
+MAX_STATES = 500
+ROUTE_CACHE_SIZE = 256
 #: Outcomes tried per event: each undecidable guard doubles them (passes, fails).
 MAX_ASSUMPTION_RUNS = 16
 
@@ -263,6 +267,8 @@ class RouteFinder:
         self._bindings = bindings
         self._is_visible = is_visible
         self._creators = creators
+        #: Routes from states with no pending timer (no wait, so nothing depends on the clock).
+        self._cache: OrderedDict[tuple[str, str, tuple[str, ...]], Route] = OrderedDict()
 
     def routes(
         self,
@@ -276,9 +282,31 @@ class RouteFinder:
 
         Only tools in `callable_tools` (what the client can list) are used as steps.
         """
+        wanted = list(dict.fromkeys(targets))
+        if timers:
+            return self._search(snapshot, timers, now, wanted, callable_tools)
+        state = json.dumps(snapshot.to_json(), sort_keys=True, default=str)
+        names = tuple(sorted(callable_tools))
+        routes = {tool: self._cache.get((state, tool, names)) for tool in wanted}
+        missing = [tool for tool, route in routes.items() if route is None]
+        if missing:
+            for tool, route in self._search(snapshot, (), now, missing, callable_tools).items():
+                routes[tool] = route
+                self._cache[state, tool, names] = route
+                while len(self._cache) > ROUTE_CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        return {tool: route for tool, route in routes.items() if route is not None}
+
+    def _search(
+        self,
+        snapshot: Any,
+        timers: Sequence[Timer],
+        now: float,
+        wanted: list[str],
+        callable_tools: Collection[str],
+    ) -> dict[str, Route]:
         start = _Node(restore_snapshot(self._machine, snapshot.to_json()), tuple(timers), now)
         found: dict[str, Route] = {}
-        wanted = list(dict.fromkeys(targets))
         seen = {self._node_key(start)}
         queue: deque[_Node] = deque([start])
         exhausted = True

@@ -70,6 +70,7 @@ from statekit.gate.results import (
     store_fault,
     to_call_result,
 )
+from statekit.gate.state import _Loaded
 from statekit.gate.store import (
     StoreConflict,
     StoreConflictLoop,
@@ -227,6 +228,27 @@ class GateCallPipeline(GateListing):
             except StoreConflictLoop:
                 return surface.refusal(self._busy(name, None, []))
 
+    def _committed_record(self, store_key: str, name: str, binding: Binding) -> _Loaded | None:
+        """This process's last commit to the workflow, when the call can reserve a transition on it.
+
+        The reservation's compare-and-set proves it current; anything else (a refusal, a call
+        that writes nothing, a lease, a due timer) reads the store (see gate/committed.py).
+        """
+        known = self._committed.get(store_key)
+        if known is None:
+            return None
+        record, version = known
+        now = self.clock()
+        due = record.next_due()
+        if record.active_lease(now) is not None or (due is not None and due.due_at <= now):
+            return None
+        snapshot = record.snapshot
+        if not in_state(name, self._bound_visible(snapshot), binding.is_state_bound):
+            return None
+        if binding.event is None or not declares_event(snapshot, binding.event):
+            return None
+        return _Loaded(record, version)
+
     def _handle_required(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
         given = arguments.get(self.state_handle_key or "")
         what = "no" if given is None else f"an invalid ({type(given).__name__})"
@@ -295,7 +317,8 @@ class GateCallPipeline(GateListing):
         surface: Surface,
     ) -> Any:
         store_key = self.store_key(key)
-        loaded = await self._load(key, ctx, holding_lock=True)
+        guessed = self._committed_record(store_key, name, binding)
+        loaded = guessed or await self._load(key, ctx, holding_lock=True)
         if loaded is None:
             return surface.refusal(
                 refusal(
@@ -351,6 +374,12 @@ class GateCallPipeline(GateListing):
         try:
             reserved_version = await self._reserve(store_key, record, version, name, event_type)
         except StoreConflict:
+            if guessed is not None:
+                # Someone else wrote since this process's commit: decide again from the store.
+                self._committed.forget(store_key)
+                return await self._gated(
+                    ctx, name, arguments, stripped, key, handle, binding, catalog, run, surface
+                )
             return surface.refusal(
                 self._busy(name, snapshot.value, await self.allowed_now(ctx, snapshot, catalog))
             )
@@ -417,8 +446,10 @@ class GateCallPipeline(GateListing):
                     timers=timers,
                     history=[*record.history, entry],
                 )
-                await self.store.save(store_key, text, reserved_version)
+                committed_version = await self.store.save(store_key, text, reserved_version)
                 self._decoder.remember(text, saved)
+                if not self._process_local_store:
+                    self._committed.put(store_key, saved, committed_version)
         except StoreConflict:
             logger.error(
                 "statekit.gate: %s on %s ran but its lease expired before the commit; "

@@ -18,6 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from statekit.engine import Machine, restore_snapshot
@@ -102,6 +103,11 @@ class AuditEntry:
             "at": self.at,
         }
 
+    @cached_property
+    def json_text(self) -> str:
+        """`to_json()` as compact JSON, made once: a record re-saves its whole trail on every commit."""
+        return _compact(self.to_json())
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AuditEntry:
         tool = data.get("tool")
@@ -172,7 +178,7 @@ def encode_record(
     updated_at = utc_iso(time.time() if now is None else now)
     parts = []
     if history:
-        parts.append('"history":' + _compact([entry.to_json() for entry in history]))
+        parts.append('"history":[' + ",".join(entry.json_text for entry in history) + "]")
     if lease is not None:
         parts.append('"lease":' + _compact(lease.to_json()))
     parts.append(f'"snapshot":{snapshot_text}')

@@ -10,11 +10,10 @@ the wrong Redis type, or a version that is not a number, is `CorruptRecord`.
 
 Expiry is Redis's own: each save sets the key's TTL (the store's, or the record's own), so
 Redis reclaims an expired record without any sweep. A record with an owner also keeps its
-owner in the hash (`o`), and the owner's index (`<prefix>~owner:<owner>`, a hash of handle ->
-size) lets the save script check the owner's quota in the same atomic step; the script drops
-index entries whose record Redis has expired as it counts. The script reads record keys it
-derives from the index, which a Redis Cluster would refuse: use a single Redis (or one
-hash slot).
+owner in the hash (`o`), and the owner's index (`_INDEX`: sizes, expiries and running totals)
+lets the save script check the owner's quota in the same atomic step, in O(log n). The
+scripts touch keys they derive from the index and the record, which a Redis Cluster would
+refuse: use a single Redis (or one hash slot).
 """
 
 from __future__ import annotations
@@ -43,13 +42,51 @@ local current = redis.call('HGET', KEYS[1], 'v')
 if current and not tonumber(current) then return {-3, 0} end
 """
 
+# An owner's index is three keys (KEYS[2..4] of the scripts, `<prefix>~owner:<owner>:...`): the
+# sizes (hash handle -> bytes), the expiries (sorted set handle -> expiry in ms of Redis's own
+# clock, +inf for none) and the totals (hash: r = records, b = bytes). Every script that
+# touches an owner's records first drops up to 100 index entries whose expiry has passed
+# (Redis has expired, or is about to expire, their keys), so the totals are the live records'
+# in O(log n) per save, and the index keys expire with the owner's last record.
+_INDEX = """
+local function index_drop(sizes, expiries, totals, handle)
+  local size = redis.call('HGET', sizes, handle)
+  if size then
+    redis.call('HINCRBY', totals, 'r', -1)
+    redis.call('HINCRBY', totals, 'b', -tonumber(size))
+    redis.call('HDEL', sizes, handle)
+  end
+  redis.call('ZREM', expiries, handle)
+end
+local function index_prune(sizes, expiries, totals, prefix)
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  for _, handle in ipairs(redis.call('ZRANGEBYSCORE', expiries, '-inf', now, 'LIMIT', 0, 100)) do
+    if redis.call('PTTL', prefix .. handle) <= 0 then index_drop(sizes, expiries, totals, handle) end
+  end
+  return now
+end
+local function index_expire(sizes, expiries, totals)
+  local last = redis.call('ZRANGE', expiries, -1, -1, 'WITHSCORES')
+  if #last == 0 then
+    redis.call('DEL', sizes, expiries, totals)
+  elseif last[2] == 'inf' then
+    redis.call('PERSIST', sizes); redis.call('PERSIST', expiries); redis.call('PERSIST', totals)
+  else
+    local at = math.floor(tonumber(last[2])) + 1
+    redis.call('PEXPIREAT', sizes, at); redis.call('PEXPIREAT', expiries, at); redis.call('PEXPIREAT', totals, at)
+  end
+end
+"""
+
 # ARGV = record text, expected version ("" = absent), ttl ms ("0" = none), owner ("" = none),
 # size, max records ("" = no limit), max bytes ("" = no limit), key prefix, handle.
-# KEYS[2] is the owner's index (unused without an owner).
+# KEYS[2..4] are the owner's index (unused without an owner).
 # Returns {1, new_version} on success, {0, current_version or -1} on conflict,
 # {-4, records held} / {-5, bytes held} when the owner's quota refuses the save.
 _COMPARE_AND_SET = (
     _CHECK
+    + _INDEX
     + """
 if ARGV[2] == '' then
   if current then return {0, tonumber(current)} end
@@ -58,24 +95,24 @@ elseif (not current) or tonumber(current) ~= tonumber(ARGV[2]) then
 end
 local owner = ARGV[4]
 local size = tonumber(ARGV[5])
+local ttl = tonumber(ARGV[3])
 local previous = redis.call('HGET', KEYS[1], 'o')
 if previous and previous ~= owner then
-  redis.call('HDEL', ARGV[8] .. '~owner:' .. previous, ARGV[9])
+  local base = ARGV[8] .. '~owner:' .. previous
+  index_drop(base .. ':sizes', base .. ':expiries', base .. ':totals', ARGV[9])
+  index_expire(base .. ':sizes', base .. ':expiries', base .. ':totals')
 end
-if owner ~= '' and (ARGV[6] ~= '' or ARGV[7] ~= '') then
+local now = 0
+if owner ~= '' then
+  now = index_prune(KEYS[2], KEYS[3], KEYS[4], ARGV[8])
   local held = redis.call('HGET', KEYS[2], ARGV[9])
-  if not (current and held and previous == owner and size <= tonumber(held)) then
-    local entries = redis.call('HGETALL', KEYS[2])
-    local records, bytes = 0, 0
-    for i = 1, #entries, 2 do
-      if entries[i] ~= ARGV[9] then
-        if redis.call('EXISTS', ARGV[8] .. entries[i]) == 1 then
-          records = records + 1
-          bytes = bytes + tonumber(entries[i + 1])
-        else
-          redis.call('HDEL', KEYS[2], entries[i])
-        end
-      end
+  local growing = not (current and held and previous == owner and size <= tonumber(held))
+  if growing and (ARGV[6] ~= '' or ARGV[7] ~= '') then
+    local records = tonumber(redis.call('HGET', KEYS[4], 'r') or '0')
+    local bytes = tonumber(redis.call('HGET', KEYS[4], 'b') or '0')
+    if held then
+      records = records - 1
+      bytes = bytes - tonumber(held)
     end
     if ARGV[6] ~= '' and records + 1 > tonumber(ARGV[6]) then return {-4, records} end
     if ARGV[7] ~= '' and bytes + size > tonumber(ARGV[7]) then return {-5, bytes} end
@@ -83,7 +120,6 @@ if owner ~= '' and (ARGV[6] ~= '' or ARGV[7] ~= '') then
 end
 local version = (current and tonumber(current) or 0) + 1
 redis.call('HSET', KEYS[1], 'v', version, 'd', ARGV[1])
-local ttl = tonumber(ARGV[3])
 if ttl > 0 then
   redis.call('PEXPIRE', KEYS[1], ttl)
 else
@@ -91,15 +127,12 @@ else
 end
 if owner ~= '' then
   redis.call('HSET', KEYS[1], 'o', owner)
+  index_drop(KEYS[2], KEYS[3], KEYS[4], ARGV[9])
   redis.call('HSET', KEYS[2], ARGV[9], size)
-  local left = redis.call('PTTL', KEYS[2])
-  if ttl <= 0 then
-    redis.call('PERSIST', KEYS[2])
-  elseif left ~= -1 and left < ttl then
-    redis.call('PEXPIRE', KEYS[2], ttl)
-  elseif left == -1 and redis.call('HLEN', KEYS[2]) == 1 then
-    redis.call('PEXPIRE', KEYS[2], ttl)
-  end
+  redis.call('HINCRBY', KEYS[4], 'r', 1)
+  redis.call('HINCRBY', KEYS[4], 'b', size)
+  redis.call('ZADD', KEYS[3], ttl > 0 and (now + ttl) or '+inf', ARGV[9])
+  index_expire(KEYS[2], KEYS[3], KEYS[4])
 elseif previous then
   redis.call('HDEL', KEYS[1], 'o')
 end
@@ -111,6 +144,7 @@ return {1, version}
 # Returns {1, 1} deleted, {1, 0} absent, {0, current} conflict.
 _COMPARE_AND_DELETE = (
     _CHECK
+    + _INDEX
     + """
 if not current then
   if ARGV[1] ~= '' then return {0, -1} end
@@ -118,24 +152,24 @@ if not current then
 end
 if ARGV[1] ~= '' and tonumber(current) ~= tonumber(ARGV[1]) then return {0, tonumber(current)} end
 local owner = redis.call('HGET', KEYS[1], 'o')
-if owner then redis.call('HDEL', ARGV[2] .. '~owner:' .. owner, ARGV[3]) end
 redis.call('DEL', KEYS[1])
+if owner then
+  local base = ARGV[2] .. '~owner:' .. owner
+  index_drop(base .. ':sizes', base .. ':expiries', base .. ':totals', ARGV[3])
+  index_expire(base .. ':sizes', base .. ':expiries', base .. ':totals')
+end
 return {1, 1}
 """
 )
 
-# KEYS[1] = the owner's index, ARGV[1] = key prefix. Returns {records, bytes} of live records.
-_USAGE = """
-local entries = redis.call('HGETALL', KEYS[1])
-local records, bytes = 0, 0
-for i = 1, #entries, 2 do
-  if redis.call('EXISTS', ARGV[1] .. entries[i]) == 1 then
-    records = records + 1
-    bytes = bytes + tonumber(entries[i + 1])
-  end
-end
-return {records, bytes}
+# KEYS = the owner's index, ARGV[1] = key prefix. Returns {records, bytes} of live records.
+_USAGE = (
+    _INDEX
+    + """
+index_prune(KEYS[1], KEYS[2], KEYS[3], ARGV[1])
+return {tonumber(redis.call('HGET', KEYS[3], 'r') or '0'), tonumber(redis.call('HGET', KEYS[3], 'b') or '0')}
 """
+)
 
 _NUMBER = re.compile(rb"^-?[0-9]+$")
 
@@ -177,8 +211,9 @@ class RedisStore:
     def _key(self, handle: str) -> str:
         return self._key_prefix + handle
 
-    def _index(self, owner: str) -> str:
-        return self._key_prefix + "~owner:" + owner
+    def _index(self, owner: str) -> list[str]:
+        base = self._key_prefix + "~owner:" + owner
+        return [base + ":sizes", base + ":expiries", base + ":totals"]
 
     async def _guarded(self, handle: str, operation: Callable[[], Awaitable[T]]) -> T:
         import redis.exceptions
@@ -225,7 +260,7 @@ class RedisStore:
         args = [snapshot_json, expected, str(ttl_ms), owner or "", str(text_size(snapshot_json)),
                 "" if limits.max_records is None else str(limits.max_records),
                 "" if limits.max_bytes is None else str(limits.max_bytes), self._key_prefix, handle]
-        keys = [self._key(handle), self._index(owner or "")]
+        keys = [self._key(handle), *self._index(owner or "")]
         ok, version = await self._guarded(handle, lambda: self._script(keys=keys, args=args))
         self._check_code(handle, int(ok))
         if int(ok) == -4:
@@ -272,7 +307,7 @@ class RedisStore:
         if owner is None:
             return 0, 0
         records, used = await self._guarded(
-            owner, lambda: self._usage_script(keys=[self._index(owner)], args=[self._key_prefix]))
+            owner, lambda: self._usage_script(keys=self._index(owner), args=[self._key_prefix]))
         return int(records), int(used)
 
     async def sweep_expired(self, limit: int) -> int:

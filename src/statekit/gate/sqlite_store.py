@@ -9,7 +9,10 @@ cross-process write contention a save can block the event loop for up to
 
 Each row also keeps its owner and its size, so a per-owner quota is checked inside the same
 transaction as the compare-and-set (no two processes can both pass it), and an index on the
-expiry lets `sweep_expired` delete a bounded batch of expired rows. A file that is not a
+expiry lets `sweep_expired` delete a bounded batch of expired rows. Triggers keep each
+owner's totals over all its rows (`statekit_owner_usage`), whoever writes or deletes them, so
+the check reads those totals and takes off only the owner's rows that expired and were not
+swept yet (an index range): O(log n), not a scan of the owner's rows. A file that is not a
 SQLite database (or is damaged) is `StoreUnavailable` from the first statement, never a raw
 `sqlite3.DatabaseError`.
 """
@@ -41,10 +44,37 @@ CREATE TABLE IF NOT EXISTS statekit_gate_state (
     size INTEGER
 )
 """
+_USAGE_TABLE = """
+CREATE TABLE statekit_owner_usage (
+    owner TEXT PRIMARY KEY,
+    records INTEGER NOT NULL,
+    bytes INTEGER NOT NULL
+)
+"""
+_USAGE_TRIGGERS = (
+    """CREATE TRIGGER IF NOT EXISTS statekit_usage_insert AFTER INSERT ON statekit_gate_state
+    WHEN NEW.owner IS NOT NULL BEGIN
+      INSERT INTO statekit_owner_usage (owner, records, bytes) VALUES (NEW.owner, 1, COALESCE(NEW.size, 0))
+      ON CONFLICT(owner) DO UPDATE SET records = records + 1, bytes = bytes + COALESCE(NEW.size, 0);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS statekit_usage_delete AFTER DELETE ON statekit_gate_state
+    WHEN OLD.owner IS NOT NULL BEGIN
+      UPDATE statekit_owner_usage SET records = records - 1, bytes = bytes - COALESCE(OLD.size, 0)
+      WHERE owner = OLD.owner;
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS statekit_usage_update AFTER UPDATE OF owner, size ON statekit_gate_state
+    BEGIN
+      UPDATE statekit_owner_usage SET records = records - 1, bytes = bytes - COALESCE(OLD.size, 0)
+      WHERE OLD.owner IS NOT NULL AND owner = OLD.owner;
+      INSERT INTO statekit_owner_usage (owner, records, bytes)
+      SELECT NEW.owner, 1, COALESCE(NEW.size, 0) WHERE NEW.owner IS NOT NULL
+      ON CONFLICT(owner) DO UPDATE SET records = records + 1, bytes = bytes + COALESCE(NEW.size, 0);
+    END""",
+)
 #: Columns added after the first release: a file made by an older version gains them.
 _ADDED_COLUMNS = (("owner", "TEXT"), ("size", "INTEGER"))
 _INDEXES = (
-    "CREATE INDEX IF NOT EXISTS statekit_gate_state_owner ON statekit_gate_state (owner) "
+    "CREATE INDEX IF NOT EXISTS statekit_gate_state_owner_expiry ON statekit_gate_state (owner, expires_at) "
     "WHERE owner IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS statekit_gate_state_expiry ON statekit_gate_state (expires_at) "
     "WHERE expires_at IS NOT NULL",
@@ -103,6 +133,26 @@ class SQLiteStore:
                         raise
         for statement in _INDEXES:
             self._connection.execute(statement)
+        self._prepare_usage()
+
+    def _prepare_usage(self) -> None:
+        """The per-owner totals and the triggers that keep them, made once per file (from the rows
+        already there, in one transaction so no write slips between)."""
+        self._connection.execute("BEGIN IMMEDIATE")
+        try:
+            made = self._connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'statekit_owner_usage'").fetchone()
+            if made is None:
+                self._connection.execute(_USAGE_TABLE)
+                self._connection.execute(
+                    "INSERT INTO statekit_owner_usage (owner, records, bytes) SELECT owner, COUNT(*), "
+                    "COALESCE(SUM(size), 0) FROM statekit_gate_state WHERE owner IS NOT NULL GROUP BY owner")
+            for trigger in _USAGE_TRIGGERS:
+                self._connection.execute(trigger)
+            self._connection.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
 
     def _row(self, handle: str) -> tuple[str, int, float | None] | None:
         row = self._connection.execute(
@@ -185,24 +235,34 @@ class SQLiteStore:
                 "SELECT owner, size FROM statekit_gate_state WHERE handle = ?", (handle,)).fetchone()
             if before is not None and before[0] == owner and before[1] is not None and size <= before[1]:
                 return  # not growing: never refused
-        records, used = self._connection.execute(
-            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM statekit_gate_state WHERE owner IS ? "
-            "AND handle != ? AND (expires_at IS NULL OR expires_at > ?)", (owner, handle, now)).fetchone()
+        records, used = self._live_usage(owner, now)
+        if before is not None and before[0] == owner:  # this record's old self does not count
+            records, used = records - 1, used - (before[1] or 0)
         if quota.max_records is not None and records + 1 > quota.max_records:
             raise QuotaExceeded(owner, "records", records, quota.max_records)
         if quota.max_bytes is not None and used + size > quota.max_bytes:
             raise QuotaExceeded(owner, "bytes", used, quota.max_bytes)
 
+    def _live_usage(self, owner: str | None, now: float) -> tuple[int, int]:
+        """The owner's totals less its rows that have expired and wait for the sweep."""
+        if owner is None:
+            return 0, 0
+        held = self._connection.execute(
+            "SELECT records, bytes FROM statekit_owner_usage WHERE owner = ?", (owner,)).fetchone()
+        if held is None:
+            return 0, 0
+        expired, expired_bytes = self._connection.execute(
+            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM statekit_gate_state WHERE owner = ? "
+            "AND expires_at <= ?", (owner, now)).fetchone()
+        return int(held[0]) - int(expired), int(held[1]) - int(expired_bytes)
+
     async def usage(self, owner: str | None) -> tuple[int, int]:
-        """How many live records `owner` keeps and their bytes."""
+        """How many live records `owner` keeps and their bytes (records without an owner: not counted)."""
         with self._lock:
             try:
-                records, used = self._connection.execute(
-                    "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM statekit_gate_state WHERE owner IS ? "
-                    "AND (expires_at IS NULL OR expires_at > ?)", (owner, self._clock())).fetchone()
+                return self._live_usage(owner, self._clock())
             except sqlite3.Error as error:
                 raise StoreUnavailable(owner or "*", f"SQLite failed: {error}") from error
-        return int(records), int(used)
 
     async def sweep_expired(self, limit: int) -> int:
         """Delete at most `limit` expired rows (by the expiry index, soonest first)."""

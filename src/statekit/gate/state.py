@@ -186,6 +186,7 @@ class GateState(GateNotices):
         """Drop this call's lease, leaving the snapshot as it was."""
         if self._process_local_store:
             return
+        self._committed.forget(store_key)  # the release writes a version of its own
         try:
             text, saved = self._encode(
                 record.snapshot,

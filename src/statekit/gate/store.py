@@ -138,7 +138,8 @@ class OwnedStore(ScanStore, Protocol):
         ...
 
     async def sweep_expired(self, limit: int) -> int:
-        """Delete at most `limit` expired records; how many went (native expiry: 0)."""
+        """Delete at most `limit` expired records, doing at most `limit` units of work; returns
+        the work done: `limit` means more may be waiting (native expiry: 0)."""
         ...
 
 
@@ -266,13 +267,18 @@ class MemoryStore:
         same_owner = entry is not None and entry.owner == owner
         if same_owner and entry is not None and size <= entry.size:
             return  # not growing: never refused
-        self._drop_expired_of(owner)
-        records = len(self._owned.get(owner, ())) + (0 if same_owner else 1)
-        used = self._bytes.get(owner, 0) - (entry.size if same_owner and entry is not None else 0)
-        if quota.max_records is not None and records > quota.max_records:
-            raise QuotaExceeded(owner, "records", records - 1, quota.max_records)
-        if quota.max_bytes is not None and used + size > quota.max_bytes:
-            raise QuotaExceeded(owner, "bytes", used, quota.max_bytes)
+        for pruned in (False, True):
+            if pruned:  # over: the owner's expired records (not yet swept) do not count
+                self._drop_expired_of(owner)
+            records = len(self._owned.get(owner, ())) + (0 if same_owner else 1)
+            used = self._bytes.get(owner, 0) - (entry.size if same_owner and entry is not None else 0)
+            if quota.max_records is not None and records > quota.max_records:
+                refusal = QuotaExceeded(owner, "records", records - 1, quota.max_records)
+            elif quota.max_bytes is not None and used + size > quota.max_bytes:
+                refusal = QuotaExceeded(owner, "bytes", used, quota.max_bytes)
+            else:
+                return
+        raise refusal
 
     def _drop_expired_of(self, owner: str | None) -> None:
         now = self._clock()
@@ -281,27 +287,31 @@ class MemoryStore:
 
     def _make_room(self, owner: str | None) -> None:
         """Free one slot: an expired record, else the saver's own least recently used one."""
-        if self._sweep(1):
+        if self._sweep(len(self._expiries))[0]:
             return
         owned = self._owned.get(owner)
         if not owned:
             raise QuotaExceeded(owner, "capacity", len(self._entries), self._max_entries or 0)
         self._drop(next(iter(owned)))
 
-    def _sweep(self, limit: int) -> int:
+    def _sweep(self, limit: int) -> tuple[int, int]:
+        """Pop at most `limit` due expiry entries (a record saved again left a stale one behind):
+        (records deleted, entries popped)."""
         now = self._clock()
-        removed = 0
-        while self._expiries and removed < limit and self._expiries[0][0] <= now:
+        removed = popped = 0
+        while self._expiries and popped < limit and self._expiries[0][0] <= now:
             _expires, version, key = heapq.heappop(self._expiries)
+            popped += 1
             entry = self._entries.get(key)
             if entry is not None and entry.version == version and self._expired(entry, now):
                 self._drop(key)
                 removed += 1
-        return removed
+        return removed, popped
 
     async def sweep_expired(self, limit: int) -> int:
-        """Delete at most `limit` expired records, soonest expired first."""
-        return self._sweep(limit)
+        """Delete expired records, soonest expired first, looking at most at `limit` expiry
+        entries; returns how many it looked at (`limit`: more may be waiting)."""
+        return self._sweep(limit)[1]
 
     async def usage(self, owner: str | None) -> tuple[int, int]:
         """How many live records `owner` keeps and their bytes."""

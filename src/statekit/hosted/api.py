@@ -1,8 +1,11 @@
-"""Serve any `ResourceProvider` as a Stately-compatible `/api/v1` API (`statekit studio`)."""
+"""Serve any `ResourceProvider` as a Stately-compatible `/api/v1` API (`statekit studio`).
+
+Who may call it is not decided here: `statekit.server.http_app.build_studio_app` puts the MCP
+endpoint's own Host/Origin and bearer-token guards in front of it.
+"""
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
 from statekit.errors import ToolError
@@ -14,8 +17,8 @@ _STATUS = {
 }
 
 
-def create_api_app(provider: ResourceProvider, *, tokens: frozenset[str] = frozenset()) -> Any:
-    """A Starlette app answering `GET /api/v1/...`; bearer auth when `tokens` is not empty."""
+def create_api_app(provider: ResourceProvider) -> Any:
+    """A Starlette app answering `GET /api/v1/...` (unguarded: see the module doc)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -26,17 +29,8 @@ def create_api_app(provider: ResourceProvider, *, tokens: frozenset[str] = froze
         body: dict[str, Any] = {"code": error.code, "message": error.message, "retryable": status >= 500}
         return JSONResponse({"error": body}, status_code=status)
 
-    def authorized(request: Request) -> bool:
-        if not tokens:
-            return True
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        return scheme.lower() == "bearer" and any(hmac.compare_digest(token.strip(), t) for t in tokens)
-
     def endpoint(read: Any) -> Any:
         async def handle(request: Request) -> JSONResponse:
-            if not authorized(request):
-                return error_response(ToolError("unauthenticated", "Missing authentication."))
             try:
                 return JSONResponse(read(request.path_params))
             except ToolError as error:

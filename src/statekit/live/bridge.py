@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from statekit.budget import seconds_left
 from statekit.errors import ToolError
-from statekit.gate.store import CorruptRecord, QuotaExceeded, StoreError
+from statekit.gate.store import CorruptRecord, QuotaExceeded
 
 logger = logging.getLogger(__name__)
 
@@ -103,13 +103,14 @@ async def _sweep_forever(sweep_once: Callable[[int], Awaitable[int]], every_seco
 
 def store_fault(error: BaseException) -> ToolError:
     """The coded answer to a store's fault: `upstream_error` (retryable unless the store's data is
-    damaged), never `internal_error`."""
+    damaged), never `internal_error`. The store's own words (a host and port, a file name) go to
+    the server log only."""
+    logger.warning("the live machine store failed: %s: %s", type(error).__name__, error)
     if isinstance(error, CorruptRecord):
-        return ToolError("upstream_error", f"the machine store's data is damaged ({error.reason}); "
-                         "its operator must repair or replace it", {"retryable": False})
-    if isinstance(error, StoreError):
-        return ToolError("upstream_error", f"the machine store failed ({error.reason})", {"retryable": True})
-    return ToolError("upstream_error", f"the machine store failed ({type(error).__name__})", {"retryable": True})
+        return ToolError("upstream_error", "the machine store's data is damaged: the server's operator must "
+                         "repair or replace it", {"retryable": False})
+    return ToolError("upstream_error", "the machine store is unavailable or failed; retry later",
+                     {"retryable": True})
 
 
 def quota_refusal(error: QuotaExceeded, size: int) -> ToolError:

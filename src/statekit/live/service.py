@@ -33,6 +33,7 @@ Store reads and compare-and-set writes stay in this process, outside `compute`.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
@@ -57,6 +58,7 @@ LOCAL_PRINCIPAL = "local"
 _NOT_FOUND = "no live machine has this handle (unknown, stopped or expired)"
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 class Compute(Protocol):
@@ -121,6 +123,7 @@ class LiveMachines:
             raise ToolError("not_found", _NOT_FOUND)  # another principal's: told nothing more than unknown
         if record.get("expiresAtEpoch", 0) <= self._clock():
             raise ToolError("not_found", "this live machine expired")
+        record["owner"] = owner  # a record saved before owners were kept is the local principal's
         return record, version
 
     def _commit(self, handle: str, record: session.LiveRecord, version: int | None,
@@ -136,6 +139,9 @@ class LiveMachines:
             self._store_call(self.store.save(KEY_PREFIX + handle, text, version, owner=record["owner"],
                                              ttl_seconds=record["ttlSeconds"], quota=self.quota))
         except QuotaExceeded as error:
+            # The operator's view: who hit which limit (a principal id is a hash, never a token).
+            logger.info("live machines: %s refused at its %s quota (%s of %s)", error.owner, error.limit,
+                        error.used, error.allowed)
             raise quota_refusal(error, text_size(text)) from None
 
     def _store_call(self, operation: Coroutine[Any, Any, T]) -> T:

@@ -64,7 +64,9 @@ def parse_machine(config: Any) -> MachineModel:
         raise MachineDefinitionError("`id` must be a string", "id")
     root_key = machine_id or DEFAULT_MACHINE_ID
     root = _parse_state(config, key=root_key, path=(), parent_id=None, machine_id=root_key, where="", depth=0)
-    extra = {k: v for k, v in config.items() if k not in _STATE_KEYS and k not in _ROOT_ONLY_KEYS}
+    # A root `target` means nothing (the root is no history state): kept so validation can say
+    # that the config is a transition, not a machine.
+    extra = {k: v for k, v in config.items() if (k not in _STATE_KEYS or k == "target") and k not in _ROOT_ONLY_KEYS}
     return MachineModel(root=root, context=config.get("context"), has_context="context" in config, extra=extra)
 
 

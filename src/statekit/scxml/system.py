@@ -14,6 +14,7 @@ explicit base directory: without one they are refused with `error.execution`.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections import deque
@@ -35,6 +36,10 @@ MAX_EXTERNAL_EVENTS = 100_000
 #: Sessions alive at once, and how deep invocations may nest (a document invoking itself).
 MAX_LIVE_SESSIONS = 100
 MAX_INVOKE_DEPTH = 20
+#: Bytes of event data (of `<send>`s and `done.invoke` events) one run may make in all. Sent
+#: events wait in queues and timers with their data, so a `<foreach>` sending 10 MB each time
+#: would otherwise hold gigabytes before anything is processed.
+MAX_EVENT_DATA_BYTES = 64 * 1024 * 1024
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -57,6 +62,7 @@ class ScxmlSystem:
         self._timer_numbers = itertools.count(1)
         self._timers: dict[tuple[str, str], str] = {}
         self._processed = 0
+        self._event_data_bytes = 0
 
     # -- sessions -----------------------------------------------------------------------------
     def create_session(self, source: str | bytes | ET.Element, *, parent: Session | None = None,
@@ -109,7 +115,15 @@ class ScxmlSystem:
             session.external.append(event)
             self.ready.append(session)
 
+    def _count_event_data(self, data: Any) -> None:
+        if data is UNDEFINED or data is None:
+            return
+        self._event_data_bytes += len(json.dumps(data, ensure_ascii=False, default=str))
+        if self._event_data_bytes > MAX_EVENT_DATA_BYTES:
+            raise ScxmlRunError(f"the run's events carried over {MAX_EVENT_DATA_BYTES} bytes of data")
+
     def send(self, sender: Session, event: Event, target: str | None, delay: float) -> None:
+        self._count_event_data(event.data)
         if delay <= 0:
             self._dispatch(sender, event, target)
             return
@@ -163,6 +177,7 @@ class ScxmlSystem:
         parent, invokeid = child.parent, child.invokeid
         if parent is None or invokeid is None or invokeid not in parent.invocations:
             return
+        self._count_event_data(data)
         self.deliver(parent, Event(f"done.invoke.{invokeid}", "external", invokeid=invokeid,
                                    origin=f"#_scxml_{child.sessionid}", data=data if data is not None else UNDEFINED))
 

@@ -1,10 +1,12 @@
-"""One MCP tool call: the registry's pipeline in a worker thread, its result as MCP content.
+"""One MCP tool call: the registry's pipeline in the call supervisor, its result as MCP content.
 
 Every check (size limit, input schema, the tool, output schema) is the registry's
 `run_call`, the same pipeline the Python API and the CLI run, so the server accepts and refuses
-exactly what they do. What is the server's own: running the work in a worker thread (a long
-analysis never stalls other requests), turning the result into MCP content (the summary text,
-the native content blocks under `content_key`) and reporting the finished call to the observer.
+exactly what they do. It runs in a worker process of the call supervisor
+(`statekit.tools.supervisor`), which bounds its time and memory whatever the tool does; the
+server waits for it on a thread (a long analysis never stalls other requests). What is the
+server's own: turning the result into MCP content (the summary text, the native content blocks
+under `content_key`) and reporting the finished call to the observer.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from statekit.errors import ToolError
 from statekit.server.observer import ToolCallObserver, build_event, deliver, trace_context
 from statekit.tools import registry
 from statekit.tools.registry import JSONObject, ToolContext, ToolSpec
+from statekit.tools.supervisor import Supervisor
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +69,9 @@ class ToolCaller:
     #: The host's providers and adapters, handed to tools that take a context
     #: (None: the registry's default context, built from the environment).
     context: ToolContext | None = None
+    #: The call supervisor every call runs through; None runs calls in server threads, without
+    #: the time and memory guarantees (`create_server(in_process=True)`: tests, hosts that isolate).
+    supervisor: Supervisor | None = None
 
     async def call(
         self,
@@ -80,11 +86,12 @@ class ToolCaller:
 
         The call runs under its budget (the context's `call_seconds` and `max_output_bytes`).
         When the client cancels the request (or its transport goes away) the task running this
-        is cancelled: the budget is cancelled too, so the worker stops at its next check. If
-        the work overruns its deadline without reaching a check, the caller is answered
-        `deadline_exceeded` anyway. `progress` passes the work's progress reports to the
-        client (a no-op unless it sent a progress token). `principal` is who the HTTP bearer
-        guard authenticated (None: no authentication), passed on to the pipeline.
+        is cancelled: the budget is cancelled too, so the worker stops at its next check (and the
+        supervisor kills it after a grace). If the work overruns its deadline without reaching a
+        check, the supervisor kills its worker and the caller is answered `deadline_exceeded`.
+        `progress` passes the work's progress reports to the client (a no-op unless it sent a
+        progress token). `principal` is who the HTTP bearer guard authenticated (None: no
+        authentication), passed on to the pipeline.
         """
         started = time.perf_counter()
         error_code: str | None = None
@@ -92,7 +99,10 @@ class ToolCaller:
         budget = CallBudget(seconds=settings.call_seconds, max_output_bytes=settings.max_output_bytes,
                             on_progress=_progress_bridge(progress))
         try:
-            grace = None if budget.seconds is None else budget.seconds + _DEADLINE_GRACE_SECONDS
+            # Supervised, the supervisor answers at the deadline (it kills the worker); in server
+            # threads, this waits no longer than the deadline plus a grace for work that never checks.
+            supervised = self.supervisor is not None
+            grace = None if budget.seconds is None or supervised else budget.seconds + _DEADLINE_GRACE_SECONDS
             with anyio.move_on_after(grace) as overrun:
                 structured, text, blocks = await anyio.to_thread.run_sync(
                     self._run, spec, arguments, budget, principal, abandon_on_cancel=True)
@@ -128,10 +138,12 @@ class ToolCaller:
         principal: str | None = None,
     ) -> tuple[JSONObject, str, list[types.ContentBlock]]:
         context = self.context if self.context is not None else registry.default_context()
-        structured = registry.run_call(
-            spec, arguments, context, max_source_bytes=self.max_source_bytes, budget=budget,
-            principal=principal,
-        )
+        if self.supervisor is not None:
+            structured = self.supervisor.call(spec, arguments, context, max_source_bytes=self.max_source_bytes,
+                                              budget=budget, principal=principal)
+        else:
+            structured = registry.run_call(spec, arguments, context, max_source_bytes=self.max_source_bytes,
+                                           budget=budget, principal=principal)
         blocks = self._take_content_blocks(spec, structured)
         try:
             text = (

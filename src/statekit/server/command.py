@@ -42,6 +42,7 @@ def run(args: ServeOptions) -> int:
 def _create(args: ServeOptions, client_id: str) -> Server[Any]:
     from statekit.server.core import create_server
     from statekit.tools.registry import ToolContext
+    from statekit.tools.supervisor import Supervisor
 
     store = {"store_url": args.store} if args.store else {}
     context = ToolContext.from_environment(
@@ -54,12 +55,16 @@ def _create(args: ServeOptions, client_id: str) -> Server[Any]:
     )
     if getattr(args, "forward_credential", False):
         _forward_caller_credential(context.resource_provider)
-    return create_server(
+    supervisor = Supervisor(workers=getattr(args, "workers", None))
+    server = create_server(
         tools=args.tools,
         max_source_bytes=args.max_source_bytes,
         client_id=client_id,
         context=context,
+        supervisor=supervisor,
     )
+    supervisor.start()  # in the background: the first tools/list does not wait for the workers
+    return server
 
 
 def _call_limits(args: ServeOptions) -> dict[str, Any]:
@@ -69,6 +74,8 @@ def _call_limits(args: ServeOptions) -> dict[str, Any]:
         limits["call_seconds"] = args.call_timeout
     if getattr(args, "max_output_bytes", None) is not None:
         limits["max_output_bytes"] = args.max_output_bytes
+    if getattr(args, "call_memory", None) is not None:
+        limits["call_memory"] = args.call_memory
     for option in ("live_max_machines", "live_max_bytes"):
         if getattr(args, option, None) is not None:
             limits[option] = getattr(args, option)

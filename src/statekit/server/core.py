@@ -28,6 +28,7 @@ from statekit.server.catalog import list_tools_result, select_tools
 from statekit.server.observer import ToolCallObserver
 from statekit.tools import registry
 from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES, ToolContext, ToolSpec
+from statekit.tools.supervisor import Supervisor
 
 SERVER_NAME = "statekit"
 #: The catalogs never change while a server runs, so any client or shared cache may keep them
@@ -78,11 +79,16 @@ def create_server(
     on_tool_call: ToolCallObserver | None = None,
     client_id: str = DEFAULT_CLIENT_ID,
     context: ToolContext | None = None,
+    supervisor: Supervisor | None = None,
+    in_process: bool = False,
 ) -> Server[Any]:
     """A low-level MCP `Server` serving the registry's tools (all of them, or the allowlist).
 
     `context` carries the host's resource provider, verification adapter and workspace root;
-    by default they come from the environment (`ToolContext.from_environment`).
+    by default they come from the environment (`ToolContext.from_environment`). Every call runs
+    through `supervisor` (by default the process's shared one, `Supervisor.shared()`), which
+    bounds its time and memory; `in_process=True` runs calls in server threads instead, with
+    only the cooperative budget checks (for tests and hosts that isolate calls themselves).
     """
     server: Server[Any] = Server(
         SERVER_NAME,
@@ -99,6 +105,8 @@ def create_server(
         max_source_bytes=max_source_bytes,
         client_id=client_id,
         context=context,
+        supervisor=supervisor,
+        in_process=in_process,
     )
     return server
 
@@ -111,13 +119,16 @@ def register_tools(
     max_source_bytes: int = DEFAULT_MAX_SOURCE_BYTES,
     client_id: str = DEFAULT_CLIENT_ID,
     context: ToolContext | None = None,
+    supervisor: Supervisor | None = None,
+    in_process: bool = False,
 ) -> ToolRegistration:
     """Serve the registry's tools on `server`, next to any tools it already serves.
 
     `tools` is an allowlist of tool names (None serves every tool; an unknown name raises
     ValueError). A `tools/list` or `tools/call` handler already on the server keeps working:
     its tools are listed before statekit's, and calls to names statekit does not own go to it.
-    `on_tool_call` receives a content-free event per call to a statekit tool.
+    `on_tool_call` receives a content-free event per call to a statekit tool. `supervisor` and
+    `in_process` are as in `create_server`.
     """
     if isinstance(tools, str):
         raise TypeError("tools must be an iterable of tool names, not one string")
@@ -129,7 +140,12 @@ def register_tools(
         context = ToolContext.from_environment(client_id=client_id, max_source_bytes=max_source_bytes)
     else:
         context = dataclasses.replace(context, client_id=client_id, max_source_bytes=max_source_bytes)
-    caller = ToolCaller(catalog=catalog, max_source_bytes=max_source_bytes, observer=on_tool_call, context=context)
+    if in_process:
+        supervisor = None
+    elif supervisor is None:
+        supervisor = Supervisor.shared()
+    caller = ToolCaller(catalog=catalog, max_source_bytes=max_source_bytes, observer=on_tool_call, context=context,
+                        supervisor=supervisor)
     _install_list_handler(server, catalog)
     _install_call_handler(server, catalog, caller)
     _install_schema_lookup(server, catalog)

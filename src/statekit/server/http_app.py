@@ -46,7 +46,8 @@ def build_http_app(
     body_timeout: float | None = HttpLimits.body_timeout,
     forward_credential: bool = False,
 ) -> ASGIApp:
-    """The ASGI app: Host/Origin check, then bearer auth, then the body cap, then the SDK endpoint.
+    """The ASGI app: Host/Origin check, then bearer auth (`admission`), then the body cap, then
+    the SDK endpoint: the body is read only for a request that was let in.
 
     With `forward_credential` (which needs bearer authentication), the caller's accepted bearer
     token is the credential the hosted resource tools send to the resource provider.
@@ -64,9 +65,38 @@ def build_http_app(
     app: ASGIApp = BodyLimitGuard(endpoint, max_body_bytes=max_body_bytes, body_timeout=body_timeout)
     if forward_credential:
         app = CallerCredentialForwarding(app)
+    return admission(app, access=access, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)
+
+
+def admission(
+    app: ASGIApp,
+    *,
+    access: AccessPolicy,
+    allowed_hosts: Iterable[str] | None,
+    allowed_origins: Iterable[str] = (),
+) -> ASGIApp:
+    """Who gets in, decided on the request's headers alone, in front of every HTTP app statekit
+    serves (the MCP endpoint, `statekit studio`): Host and Origin first (DNS rebinding), then the
+    bearer token when `access` has tokens. A refused request's body is never read (and its
+    connection is closed with the answer: `http_limits`)."""
     if access.tokens is not None:
         app = BearerAuthGuard(app, tokens=access.tokens)
     return OriginGuard(app, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins)
+
+
+def build_studio_app(
+    provider: Any,
+    *,
+    access: AccessPolicy,
+    allowed_hosts: Iterable[str] | None,
+    allowed_origins: Iterable[str] = (),
+) -> ASGIApp:
+    """`statekit studio`: the Stately-compatible `/api/v1` API of `provider` (a `ResourceProvider`)
+    behind the MCP endpoint's own admission (`admission`)."""
+    from statekit.hosted.api import create_api_app
+
+    return admission(create_api_app(provider), access=access, allowed_hosts=allowed_hosts,
+                     allowed_origins=allowed_origins)
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

@@ -32,7 +32,12 @@ async def send_error(
     message: str,
     headers: Iterable[tuple[bytes, bytes]] = (),
 ) -> None:
-    """Answer with `status` and the JSON error envelope."""
+    """Answer a refusal with `status` and the JSON error envelope, and close the connection.
+
+    Refusals are decided before the body is read: `connection: close` tells the client the
+    connection ends with this answer (the server closes it: `http_limits`), instead of the
+    client reusing it with the refused body still unsent.
+    """
     body = json.dumps({"error": {"code": code, "message": message}}, separators=(",", ":")).encode()
     await send(
         {
@@ -41,6 +46,7 @@ async def send_error(
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
                 *headers,
             ],
         }
@@ -265,8 +271,7 @@ class BodyLimitGuard:
             logger.warning("closed a request whose body did not arrive within %ss (%d bytes received)",
                            self.body_timeout, size)
             await send_error(send, 408, "bad_request",
-                             f"the request body did not arrive within {self.body_timeout} seconds",
-                             [(b"connection", b"close")])
+                             f"the request body did not arrive within {self.body_timeout} seconds")
             return
         if outcome == "disconnected":
             client = scope.get("client") or ("?", 0)

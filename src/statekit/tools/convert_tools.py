@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from statekit.formats import convert
+from statekit.formats import get_format, write_format
+from statekit.tools.convert_implementations import prepare_for
 from statekit.tools.format_arguments import (
     explain_format_refusal,
     readable_format_argument,
     writable_format_argument,
 )
+from statekit.tools.inputs import load_implemented
 from statekit.tools.registry import ToolSpec, register
 
 WARNING_SCHEMA: dict[str, Any] = {
@@ -26,13 +28,18 @@ WARNING_SCHEMA: dict[str, Any] = {
 
 
 def _convert(arguments: dict[str, Any]) -> dict[str, Any]:
-    result = convert(arguments["machine"], arguments["to"], arguments.get("from"))
+    # Read with the implementations the source defines, so that the target says what of them it
+    # cannot carry (and SCXML gets the guards it can inline): convert_implementations.
+    implemented = load_implemented(arguments["machine"], arguments.get("from"))
+    target = get_format(arguments["to"]).name
+    model, notes = prepare_for(implemented, target)
+    name, content, write_warnings = write_format(model, target)
     return {
-        "format": result["format"],
-        "content": result["content"],
-        "warnings": result["warnings"],
-        "from": result["from"],
-        "normalization": result["normalization"],
+        "format": name,
+        "content": content,
+        "warnings": [*implemented.warnings, *notes, *write_warnings],
+        "from": implemented.format,
+        "normalization": {"format": implemented.format, "assumed": list(implemented.assumed)},
     }
 
 

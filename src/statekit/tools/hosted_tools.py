@@ -55,7 +55,7 @@ for spec in (
     ToolSpec(name="list_stately_projects", title="List hosted projects", description="The hosted projects the caller can access.",
              input_schema=_NO_ARGUMENTS,
              output_schema={"type": "object", "properties": {"projects": {"type": "array", "items": _PROJECT}}, "required": ["projects"]},
-             function=_list_projects, annotations=OPEN_WORLD, takes_context=True, error_envelope=True,
+             function=_list_projects, annotations=OPEN_WORLD, takes_context=True, host_side=True, error_envelope=True,
              summarize=lambda r: "\n".join(f"{p['projectId']}: {p['name']}" for p in r["projects"]) or "No projects."),
     ToolSpec(name="get_stately_project", title="Get a hosted project",
              description="One project, with its current project version id and machine ids. Takes a projectId.",
@@ -63,19 +63,19 @@ for spec in (
              output_schema={"type": "object", "properties": {"project": {**_PROJECT, "properties": {
                  **_PROJECT["properties"], "machineIds": {"type": "array", "items": {"type": "string"}}}}},  # type: ignore[dict-item]
               "required": ["project"]},
-             function=_get_project, annotations=OPEN_WORLD, takes_context=True, error_envelope=True),
+             function=_get_project, annotations=OPEN_WORLD, takes_context=True, host_side=True, error_envelope=True),
     ToolSpec(name="list_stately_project_machines", title="List a project's machines", description="The machines in a hosted project.",
              input_schema=_id_schema("projectId"),
              output_schema={"type": "object", "properties": {"machines": {"type": "array", "items": _MACHINE_SUMMARY}},
               "required": ["machines"]},
-             function=_list_project_machines, annotations=OPEN_WORLD, takes_context=True, error_envelope=True,
+             function=_list_project_machines, annotations=OPEN_WORLD, takes_context=True, host_side=True, error_envelope=True,
              summarize=lambda r: "\n".join(f"{m['machineId']}: {m['name']}" for m in r["machines"]) or "No machines."),
     ToolSpec(name="get_stately_machine", title="Get a hosted machine", description="One hosted machine, with its definition. Takes a machineId.",
              input_schema=_id_schema("machineId"),
              output_schema={"type": "object", "properties": {"machine": {"type": "object", "properties": {
                  "machineId": {"type": "string"}, "name": {"type": "string"}, "projectId": {"type": "string"},
                  "definition": {}, "graph": {}}, "required": ["machineId"]}}, "required": ["machine"]},
-             function=_get_machine, annotations=OPEN_WORLD, takes_context=True, error_envelope=True),
+             function=_get_machine, annotations=OPEN_WORLD, takes_context=True, host_side=True, error_envelope=True),
 ):
     register(spec)
 
@@ -99,14 +99,14 @@ def _hosted_document(machine: dict[str, Any]) -> tuple[Any, str | None]:
 
 
 def _visualize_hosted(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    from statekit.tools.visualize_tools import visualize
-
     document, _format = _hosted_document(_read_machine(arguments["machineId"], context))
     request: dict[str, Any] = {"machine": document}  # the format is detected (XGraph and DigraphDef are unmistakable)
     for key in ("direction", "parentNodeIds"):
         if key in arguments:
             request[key] = arguments[key]
-    return visualize(request)
+    # The provider is the host's; the layout and the drawing run where every call's work runs.
+    drawn: dict[str, Any] = context.compute("statekit.tools.visualize_tools.visualize", request)
+    return drawn
 
 
 def _register_visualize_hosted() -> None:
@@ -122,7 +122,7 @@ def _register_visualize_hosted() -> None:
             "direction": visualize_tools.INPUT_SCHEMA["properties"]["direction"],
             "parentNodeIds": visualize_tools.INPUT_SCHEMA["properties"]["parentNodeIds"]},
          "required": ["machineId"], "additionalProperties": False},
-        output_schema=visualize_tools.OUTPUT_SCHEMA, function=_visualize_hosted, annotations=OPEN_WORLD, takes_context=True, error_envelope=True,
+        output_schema=visualize_tools.OUTPUT_SCHEMA, function=_visualize_hosted, annotations=OPEN_WORLD, takes_context=True, host_side=True, error_envelope=True,
         summarize=visualize_tools.summarize, content_key=visualize_tools.IMAGES_KEY,
         meta={"ui": {"resourceUri": APP_URI}},
     ))

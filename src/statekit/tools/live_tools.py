@@ -60,7 +60,9 @@ def live_machines(context: ToolContext) -> LiveMachines:
             except StoreError as error:  # a damaged SQLite file, say: coded, and tried again next call
                 raise store_fault(error) from None
             quota = Quota(max_records=context.live_max_machines, max_bytes=context.live_max_bytes)
-            service = context.shared[_SERVICE] = LiveMachines(store, runnable_machine, quota=quota)
+            # Its engine work runs where the call supervisor puts it (a worker), the store stays here.
+            service = context.shared[_SERVICE] = LiveMachines(store, runnable_machine, quota=quota,
+                                                              compute=context.compute)
         return service
 
 
@@ -122,8 +124,9 @@ register(ToolSpec(
     description=(
         "Starts a machine that stays alive between calls and returns its handle, first snapshot and actions. "
         "Send it events with send_events (advanceMs moves its virtual clock and fires due `after` transitions and "
-        "delayed events), read it with get_machine_snapshot, end it with stop_machine. Guards take the results in "
-        "`guards` (default true, listed in normalization.assumedGuards); inline JavaScript runs in the sandbox. "
+        "delayed events), read it with get_machine_snapshot, end it with stop_machine. Guards the source implements "
+        "run, `guards` overrides them, a guard implemented nowhere is true (listed in normalization.assumedGuards); "
+        "inline JavaScript runs in the sandbox. "
         f"The machine is forgotten after ttlSeconds (default {DEFAULT_TTL_SECONDS}) without use."
     ),
     input_schema={
@@ -148,6 +151,7 @@ register(ToolSpec(
     function=_start,
     annotations=CHANGES_STATE,
     takes_context=True,
+    host_side=True,
     summarize=lambda r: f"Started {r['machineHandle']} in {r['snapshot']['value']}; expires {r['expiresAt']}.",
 ))
 
@@ -184,6 +188,7 @@ register(ToolSpec(
     function=_send,
     annotations=CHANGES_STATE,
     takes_context=True,
+    host_side=True,
     summarize=_steps_summary,
 ))
 
@@ -213,6 +218,7 @@ register(ToolSpec(
     function=_get,
     annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=True),
     takes_context=True,
+    host_side=True,
     summarize=_snapshot_summary,
 ))
 
@@ -227,5 +233,6 @@ register(ToolSpec(
     function=_stop,
     annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=True),
     takes_context=True,
+    host_side=True,
     summarize=lambda r: f"Stopped (last state {r.get('value')}).",
 ))

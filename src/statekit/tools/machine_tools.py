@@ -205,7 +205,9 @@ register(
         description=(
             f"Runs up to {MAX_EVENTS} events through a machine with XState v5 semantics and returns a step-by-step "
             "trace: state value, context, status, tags, output and the executable actions of each step. Named "
-            "guards take the boolean given in `guards` (default true, listed in normalization.assumedGuards). "
+            "guards the source implements (setup() or createMachine's second argument) run in the sandbox; `guards` "
+            "gives static results instead, and a guard implemented nowhere is true (listed in "
+            "normalization.assumedGuards). "
             "Feed delayed and actor events yourself, e.g. xstate.after.1000.<stateId> or xstate.done.actor.<id>. "
             "An SCXML document runs with SCXML semantics instead (W3C algorithm, ECMAScript datamodel in a "
             "sandbox, nothing assumed): each step adds its configuration, raised and sent events and logs; "

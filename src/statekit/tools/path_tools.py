@@ -9,9 +9,10 @@ from statekit.analysis.budget import DEFAULT_MAX_STATES, TRUNCATION_MESSAGES
 from statekit.analysis.paths import (
     ALGORITHMS,
     DEFAULT_LIMIT,
+    DEFAULT_MAX_PATHS,
     GRAPH_REFERENCE,
     MAX_LIMIT,
-    MAX_RETURNED_PATHS,
+    MAX_MAX_PATHS,
     MAX_SIMPLE_PATHS,
     generate_graph_paths,
 )
@@ -65,9 +66,14 @@ INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "machine": MACHINE_ARGUMENT,
-        "algorithm": {"type": "string", "enum": list(ALGORITHMS),
-                      "description": "shortest: one shortest path to every reachable state; "
+        "algorithm": {"type": "string", "enum": list(ALGORITHMS), "default": "shortest",
+                      "description": "shortest (the default): one shortest path to every reachable state; "
                                      "simple: every path that visits no state twice."},
+        "maxPaths": {"type": "integer", "minimum": 1, "maximum": MAX_MAX_PATHS, "default": DEFAULT_MAX_PATHS,
+                     "description": f"Paths to return at most, in XState's order (default {DEFAULT_MAX_PATHS}, up to "
+                                    f"{MAX_MAX_PATHS}); the others are counted in totalCount. The list also stays "
+                                    "within half of the call's output budget: paths past it are left out the same "
+                                    "way (truncatedReason 'paths')."},
         "events": {
             "type": "array",
             "maxItems": MAX_EVENTS,
@@ -83,17 +89,18 @@ INPUT_SCHEMA: dict[str, Any] = {
                   "description": "XState's traversal limit: past this many (state, event) pairs the traversal "
                                  f"stops and returns what it found, truncatedReason 'limit' (default {DEFAULT_LIMIT})."},
         "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
-                   "description": "Static results for named guards (default true)."},
+                   "description": "Static results for named guards, overriding their implementations; a guard "
+                                  "implemented nowhere is true."},
         "input": {"description": "The machine input, given to the xstate.init event."},
     },
-    "required": ["machine", "algorithm"],
+    "required": ["machine"],
     "additionalProperties": False,
 }
 
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "paths": {"type": "array", "maxItems": MAX_RETURNED_PATHS, "items": PATH},
+        "paths": {"type": "array", "maxItems": MAX_MAX_PATHS, "items": PATH},
         "coverage": {
             "type": "object",
             "properties": {"states": _ratio("state ids"), "transitions": _ratio("transition ids")},
@@ -128,6 +135,9 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                 "contextDropped": {"type": "boolean"},
                 "eventlessGuardsAssumedFalse": {"type": "array", "items": {"type": "string"}},
                 "truncation": {"type": "string"},
+                "opaqueValues": {"type": "array", "items": {"type": "string"},
+                                 "description": "Values the source defines elsewhere (e.g. an imported tag) that ran "
+                                                "as the text of their reference, with where each is."},
             },
             "required": ["mode", "assumedGuards", "assumedActors"],
             "additionalProperties": False,
@@ -145,11 +155,14 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                 "transitionsExplored": {"type": "integer", "minimum": 0},
                 "iterations": {"type": "integer", "minimum": 0},
                 "limit": {"type": "integer", "minimum": 1},
+                "graphBytes": {"type": "integer", "minimum": 0,
+                               "description": "Bytes the explored graph keeps (state records and edge arrays, as "
+                                              "sys.getsizeof counts them; contexts not included)."},
                 "assumedGuards": {"type": "array", "items": {"type": "string"}},
                 "assumedActors": {"type": "array", "items": {"type": "string"}},
             },
             "required": ["engine", "semantics", "referenceVersion", "graphReference", "algorithm", "events",
-                         "statesExplored", "transitionsExplored", "iterations", "limit", "assumedGuards",
+                         "statesExplored", "transitionsExplored", "iterations", "limit", "graphBytes", "assumedGuards",
                          "assumedActors"],
             "additionalProperties": False,
         },
@@ -164,12 +177,16 @@ DESCRIPTION = (
     "bare {type} events (wildcard descriptors such as 'a.*' and xstate.after.* / xstate.done.actor.* types "
     "included), unless `events` is given, which replaces them. shortest gives one shortest path per reachable "
     "state; simple gives every path that visits no state twice. "
-    f"At most {MAX_RETURNED_PATHS} paths are returned, in XState's order; totalCount counts all and truncated "
-    "says some were left out. A step's state is the state its event led to; the first step is the start with "
+    "algorithm defaults to shortest. "
+    f"At most maxPaths paths are returned (default {DEFAULT_MAX_PATHS}, up to {MAX_MAX_PATHS}, and no more than fit "
+    "in half of the call's output budget), in XState's order; totalCount counts all and truncated says some were "
+    "left out. A step's state is the state its event led to; the first step is the start with "
     "event xstate.init. Coverage is over every path found (not only the returned ones): states are the machine's "
     "state nodes except the root and history nodes, active in some state of a path; transitions are the machine's "
-    "transitions (by id) taken in some step, eventless and raised ones included. Named guards take the booleans "
-    "in `guards` (default true). An event of type '*' is taken as XState's production build takes it (by the "
+    "transitions (by id) taken in some step, eventless and raised ones included. Guards run as in simulate_machine: "
+    "the ones the source implements (setup() or createMachine's second argument) are evaluated, `guards` gives "
+    "static results instead, and a guard implemented nowhere is true (listed in normalization.assumedGuards). "
+    "An event of type '*' is taken as XState's production build takes it (by the "
     "'*' transitions). Always answers within a budget: past `limit` (state, event) pairs (default "
     f"{DEFAULT_LIMIT}; XState would throw 'Traversal limit exceeded'), past {DEFAULT_MAX_STATES} states, its memory "
     f"or time budget, or {MAX_SIMPLE_PATHS} simple paths, it returns the paths of what it explored with "
@@ -181,9 +198,9 @@ DESCRIPTION = (
 def _generate(arguments: dict[str, Any]) -> dict[str, Any]:
     events = normalize_events(arguments["events"], allow_wildcard=True) if arguments.get("events") is not None else None
     return generate_graph_paths(
-        load_implemented(arguments["machine"]), arguments["algorithm"], events=events, to_state=arguments.get("toState"),
+        load_implemented(arguments["machine"]), arguments.get("algorithm", "shortest"), events=events, to_state=arguments.get("toState"),
         from_state=arguments.get("fromState"), limit=arguments.get("limit"), guards=arguments.get("guards"),
-        input_value=arguments.get("input"),
+        input_value=arguments.get("input"), max_paths=arguments.get("maxPaths", DEFAULT_MAX_PATHS),
     )
 
 

@@ -97,7 +97,8 @@ register(ToolSpec(
             "machine": MACHINE_ARGUMENT,
             "properties": {"type": "array", "minItems": 1, "maxItems": MAX_PROPERTIES, "items": PROPERTY_SCHEMA},
             "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
-                       "description": "Static results for named guards (others are assumed true)."},
+                       "description": "Static results for named guards, overriding their implementations (a guard "
+                                      "implemented nowhere is assumed true)."},
             "maxStates": {"type": "integer", "minimum": 1, "maximum": MAX_MAX_STATES,
                           "description": f"States to explore at most (default {DEFAULT_MAX_STATES})."},
             "input": {"description": "The machine input, given to the xstate.init event."},

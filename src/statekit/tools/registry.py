@@ -21,16 +21,19 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from statekit.budget import (
+    DEFAULT_CALL_MEMORY,
     DEFAULT_CALL_SECONDS,
     DEFAULT_MAX_OUTPUT_BYTES,
     BudgetStop,
     CallBudget,
     current_budget,
     output_limit_error,
+    parse_byte_size,
     running,
 )
 from statekit.errors import ToolError
@@ -43,6 +46,9 @@ logger = logging.getLogger(__name__)
 JSONObject = dict[str, Any]
 #: `function(arguments)`, or `function(arguments, context)` when `takes_context` is set.
 ToolFunction = Callable[..., JSONObject]
+#: `compute(function, *args)`: runs a module-level function on JSON-like arguments and returns
+#: its JSON-like result (see `ToolContext.compute`).
+Compute = Callable[..., Any]
 #: `explain_refusal(arguments, violation)`: see `ToolSpec.explain_refusal`.
 RefusalExplainer = Callable[[JSONObject, SchemaViolation], "str | None"]
 
@@ -93,6 +99,39 @@ class ToolSpec:
     #: formats: ..." where the schema would say "must be one of ..."), or None to keep the
     #: schema's. It only words the refusal: the call is refused with `invalid_input` either way.
     explain_refusal: RefusalExplainer | None = None
+    #: Whether `function` needs objects only the host process holds (the live-machine store, a
+    #: verification adapter, a resource provider). The call supervisor runs every other tool in
+    #: a worker process; a host-side tool runs in the calling process and sends its CPU- and
+    #: memory-heavy part to a worker through `context.compute` (`statekit.tools.supervisor`).
+    host_side: bool = False
+
+
+def compute_in_call(function: Callable[..., Any] | str, *args: Any) -> Any:
+    """`ToolContext.compute`: run `function` (or a dotted name) in the worker of the call
+    supervisor running this call, or here when no supervisor runs it (`compute_route`)."""
+    route = compute_route.get()
+    if route is not None:
+        return route(function, args)
+    return resolve_function(function)(*args)
+
+
+#: Set by the call supervisor around a host-side tool it runs: `route(function, args)` runs
+#: `function(*args)` in a worker process under the call's budget.
+compute_route: ContextVar[Callable[[Callable[..., Any] | str, tuple[Any, ...]], Any] | None] = ContextVar(
+    "statekit_compute_route", default=None)
+
+
+def resolve_function(function: Callable[..., Any] | str) -> Callable[..., Any]:
+    """`function`, or the module-level function a dotted name `statekit.package.module.name` names."""
+    if callable(function):
+        return function
+    module_name, _, attribute = function.rpartition(".")
+    if not module_name.startswith("statekit.") or not attribute.isidentifier():
+        raise ValueError(f"compute takes a function or a statekit module's function by dotted name, not {function!r}")
+    found = getattr(importlib.import_module(module_name), attribute)
+    if not callable(found):
+        raise ValueError(f"{function!r} is not a function")
+    return found  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -127,6 +166,11 @@ class ToolContext:
     call_seconds: float | None = DEFAULT_CALL_SECONDS
     #: Bytes of JSON one result may hold (`output_too_large`); None: no limit.
     max_output_bytes: int | None = DEFAULT_MAX_OUTPUT_BYTES
+    #: Bytes of memory one supervised call may use (`resource_exhausted`); None: no limit.
+    call_memory: int | None = DEFAULT_CALL_MEMORY
+    #: Where a host-side tool runs its heavy part (`compute(function, *args)`): in the call
+    #: supervisor's worker when one runs the call, else here (`statekit.tools.registry.compute_in_call`).
+    compute: Compute = compute_in_call
 
     @classmethod
     def from_environment(cls, **overrides: Any) -> ToolContext:
@@ -136,7 +180,8 @@ class ToolContext:
         for variable, key, kind in (("STATEKIT_CALL_TIMEOUT", "call_seconds", float),
                                     ("STATEKIT_MAX_OUTPUT_BYTES", "max_output_bytes", int),
                                     ("STATEKIT_LIVE_MAX_MACHINES", "live_max_machines", int),
-                                    ("STATEKIT_LIVE_MAX_BYTES", "live_max_bytes", int)):
+                                    ("STATEKIT_LIVE_MAX_BYTES", "live_max_bytes", int),
+                                    ("STATEKIT_CALL_MEMORY", "call_memory", parse_byte_size)):
             text = os.environ.get(variable, "").strip()
             if key not in overrides and text:
                 try:
@@ -196,16 +241,39 @@ def call(
     max_source_bytes: int | None = None,
     context: ToolContext | None = None,
     budget: CallBudget | None = None,
+    supervised: bool | None = None,
 ) -> JSONObject:
     """Run tool `name` on `arguments` and return its structured result; failures raise ToolError.
 
     `max_source_bytes` overrides the context's size limit for this call; `budget` its time
     and output limits (see `run_call`).
+
+    `supervised=True` runs the call through the call supervisor (a worker process that bounds
+    its time and memory, `statekit.tools.supervisor`); `False` runs it in this thread. The
+    default is this process's choice (`supervise_calls`): the command line supervises every
+    call, a plain library user runs in-process (no worker start-up, results keep their Python
+    types, and the caller's own code is what it trusts).
     """
     spec = get(name)
     if context is None:
         context = default_context()
+    if supervised or (supervised is None and _process_supervisor is not None):
+        from statekit.tools.supervisor import Supervisor
+
+        supervisor = _process_supervisor() if _process_supervisor is not None else Supervisor.shared()
+        return supervisor.call(spec, arguments, context, max_source_bytes=max_source_bytes, budget=budget)
     return run_call(spec, arguments, context, max_source_bytes=max_source_bytes, budget=budget)
+
+
+#: The supervisor every `call` of this process goes through unless it says otherwise (None: none).
+_process_supervisor: Callable[[], Any] | None = None
+
+
+def supervise_calls(supervisor: Callable[[], Any] | None) -> None:
+    """Make every `call` of this process run through `supervisor()` (a `Supervisor`, made on
+    first use) unless it passes `supervised=False`; None goes back to running calls in-process."""
+    global _process_supervisor
+    _process_supervisor = supervisor
 
 
 def run_call(
@@ -219,8 +287,9 @@ def run_call(
 ) -> JSONObject:
     """The pipeline: size limit -> input schema -> the tool -> output schema -> output limit.
 
-    Every face calls this (the server from a worker thread). Each stage raises `ToolError`
-    with a code from the closed set; anything else a tool raises becomes `internal_error`.
+    Every face calls this (the server through the call supervisor's worker processes). Each
+    stage raises `ToolError` with a code from the closed set; anything else a tool raises
+    becomes `internal_error`.
 
     Stages 3-5 run under the call's budget (`statekit.budget`): `budget` when given (the
     server's, which it cancels when the client cancels or goes away, and which carries its
@@ -234,6 +303,19 @@ def run_call(
     """
     if principal is not None:
         context = dataclasses.replace(context, principal=principal)
+    return run_call_encoded(spec, arguments, context, max_source_bytes=max_source_bytes, budget=budget)[0]
+
+
+def run_call_encoded(
+    spec: ToolSpec,
+    arguments: Any,
+    context: ToolContext,
+    *,
+    max_source_bytes: int | None = None,
+    budget: CallBudget | None = None,
+) -> tuple[JSONObject, bytes]:
+    """`run_call`, with the result's UTF-8 JSON as the output limit measured it (a worker
+    sends those bytes back as they are: the result is encoded once)."""
     args = _as_arguments(arguments)
     limit = max_source_bytes if max_source_bytes is not None else context.max_source_bytes
     check_source_size(args, limit)  # 1: before anything parses or validates the input
@@ -245,10 +327,10 @@ def run_call(
         with running(budget):
             result = _run_function(spec, args, context)  # 3
             check_output(spec, result)  # 4
-            check_output_size(result, budget.max_output_bytes)  # 5
+            encoded = check_output_size(result, budget.max_output_bytes)  # 5
     except BudgetStop as stop:
         raise stop.error from None
-    return result
+    return result, encoded
 
 
 def _as_arguments(arguments: Any) -> JSONObject:
@@ -345,8 +427,9 @@ def _checks_of(spec: ToolSpec) -> _Checks:
         return checks
 
 
-def check_output_size(result: Any, limit: int | None) -> None:
-    """Refuse a result whose JSON is over `limit` bytes with `output_too_large` naming the limit.
+def check_output_size(result: Any, limit: int | None) -> bytes:
+    """Refuse a result whose JSON is over `limit` bytes with `output_too_large` naming the limit;
+    return that JSON (UTF-8; a lone surrogate a machine's code made is kept, as `surrogatepass`).
 
     The result is encoded strictly (no `default=`): a value JSON cannot hold (an engine object
     such as JavaScript's `undefined` leaking out of a tool) is `internal_error` here, naming
@@ -354,15 +437,14 @@ def check_output_size(result: Any, limit: int | None) -> None:
     server's encoder after the call has been counted as answered.
     """
     try:
-        size = len(json.dumps(result, ensure_ascii=False, allow_nan=True).encode("utf-8", "replace"))
+        encoded = json.dumps(result, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass")
     except TypeError as error:
         raise ToolError("internal_error", f"the tool returned a value JSON cannot hold ({error})") from None
     except (ValueError, RecursionError):
         raise ToolError("internal_error", "the tool returned a result that cannot be encoded as JSON") from None
-    if limit is None:
-        return
-    if size > limit:
-        raise output_limit_error(limit, size)
+    if limit is not None and len(encoded) > limit:
+        raise output_limit_error(limit, len(encoded))
+    return encoded
 
 
 _default_context: ToolContext | None = None
@@ -406,15 +488,30 @@ TOOL_MODULES: dict[str, str] = {
 }
 
 _LOADED = False
+#: The built-in tools as their modules registered them: a worker process has the same ones, so a
+#: call to one crosses to a worker by name (any other `ToolSpec` crosses whole).
+_BUILTIN: dict[str, ToolSpec] = {}
+
+
+def is_builtin(spec: ToolSpec) -> bool:
+    """Whether `spec` is the built-in tool of its name, as its module registered it."""
+    return _BUILTIN.get(spec.name) is spec
+
+
+_LOADING = threading.RLock()
 
 
 def _load_builtin_tools() -> None:
     global _LOADED
     if _LOADED:
         return
-    _LOADED = True
-    for module in dict.fromkeys(TOOL_MODULES.values()):
-        importlib.import_module(f"statekit.tools.{module}")
+    with _LOADING:  # another thread asking meanwhile waits for all of them, never sees half
+        if _LOADED:
+            return
+        for module in dict.fromkeys(TOOL_MODULES.values()):
+            importlib.import_module(f"statekit.tools.{module}")
+        _BUILTIN.update((name, _REGISTRY[name]) for name in TOOL_MODULES if name in _REGISTRY)
+        _LOADED = True
     missing = [name for name in TOOL_MODULES if name not in _REGISTRY]
     if missing:  # the index and the modules disagree: a programming error, not a caller's
         raise RuntimeError(f"TOOL_MODULES names tools no module registered: {', '.join(missing)}")

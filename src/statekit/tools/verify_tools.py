@@ -34,6 +34,8 @@ def _bindings(value: list[dict[str, Any]] | dict[str, Any] | None) -> list[Bindi
 
 
 def _verify(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    """The adapter and the provider are the host's; planning the paths and writing the report
+    (the work that grows with the machine) run through `context.compute`, in a call worker."""
     source, model_ref = _model_argument(arguments["model"])
     bindings = _bindings(arguments.get("bindings"))
     baseline = arguments.get("baseline")
@@ -44,30 +46,46 @@ def _verify(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         if context.resource_provider is None:
             raise ToolError("capability_disabled", "no resource provider is configured to resolve machineId")
         source = context.resource_provider.get_machine(model_ref["machineId"]).get("definition")
-    implemented = load_implemented(source)
-    model = implemented.model
-    # The path search loads on first use.
-    from statekit.verify.planner import executed_coverage, plan_paths
-
-    paths, model_coverage, truncated = plan_paths(implemented)
+    paths, model_coverage, truncated = context.compute("statekit.tools.verify_tools.plan_verification", source)
     policy = ExecutionPolicy()
-    request = VerificationRequest(machine=implemented, model_ref=model_ref, paths=paths, bindings=bindings,
-                                  baseline=baseline, policy=policy)
+    # The adapter drives the host's implementation with the machine (read here: bounded by the input limit).
+    request = VerificationRequest(machine=load_implemented(source), model_ref=model_ref, paths=paths,
+                                  bindings=bindings, baseline=baseline, policy=policy)
     results = [result.to_json() for result in adapter(request)]
     known = {path["id"] for path in paths}
     if {r["pathId"] for r in results} - known:
         raise ToolError("internal_error", "the verification adapter reported paths that were not planned")
+    report: dict[str, Any] = context.compute(
+        "statekit.tools.verify_tools.verification_report", source, model_ref, paths, model_coverage, truncated,
+        results, baseline, str(getattr(adapter, "name", type(adapter).__name__)), policy.to_json())
+    return {"report": report}
+
+
+def plan_verification(source: Any) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
+    """`(paths, model coverage, truncated)` for the machine `source` (runs in a call worker)."""
+    from statekit.verify.planner import plan_paths  # the path search loads on first use
+
+    return plan_paths(load_implemented(source))
+
+
+def verification_report(source: Any, model_ref: dict[str, Any], paths: list[dict[str, Any]],
+                        model_coverage: dict[str, Any], truncated: bool, results: list[dict[str, Any]],
+                        baseline: dict[str, Any] | None, adapter: str, policy: dict[str, Any]) -> dict[str, Any]:
+    """The versioned report of a verification run (runs in a call worker)."""
     from statekit.analysis.simulate import build_simulation_machine
     from statekit.engine.api import initial_transition
+    from statekit.verify.planner import executed_coverage
 
+    implemented = load_implemented(source)
+    model = implemented.model
     machine, _ = build_simulation_machine(implemented, None)
     initial, _ = initial_transition(machine)
     canonical = json.dumps(machine_to_config(model), sort_keys=True, default=str)
     report: dict[str, Any] = {
         "schemaVersion": REPORT_VERSION,
         "model": {**model_ref, "machine": model.id, "sha256": hashlib.sha256(canonical.encode()).hexdigest()},
-        "adapter": str(getattr(adapter, "name", type(adapter).__name__)),
-        "policy": policy.to_json(),
+        "adapter": adapter,
+        "policy": policy,
         "paths": paths,
         "pathsTruncated": truncated,
         "results": results,
@@ -77,7 +95,7 @@ def _verify(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     }
     if baseline is not None:
         report["baseline"] = _compare(baseline, report)
-    return {"report": report}
+    return report
 
 
 def _compare(baseline: dict[str, Any], report: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +162,7 @@ register(ToolSpec(
         "baseline": {"type": "object", "description": "A previous report, or a reference object."}},
      "required": ["model"], "additionalProperties": False},
     output_schema={"type": "object", "properties": {"report": REPORT_SCHEMA}, "required": ["report"]},
-    function=_verify, takes_context=True,
+    function=_verify, takes_context=True, host_side=True,
     summarize=lambda r: (f"Verdict: {r['report']['verdict']}; {len(r['report']['results'])} path(s); model transitions "
                          f"{r['report']['coverage']['model']['transitions']['percent']}%, executed "
                          f"{r['report']['coverage']['executed']['transitions']['percent']}%"),

@@ -10,7 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from statekit.analysis.paths import EventEnumerator, StateGraph, coverage_targets, explore
+from statekit.analysis.paths import EventEnumerator, coverage_targets, explore
+from statekit.analysis.paths_graph import StateGraph
 from statekit.analysis.paths_trace import step_transitions
 from statekit.analysis.simulate import ImplementedMachine, build_simulation_machine
 from statekit.engine.api import initial_transition
