@@ -16,9 +16,9 @@ from statekit.errors import ToolError
 from statekit.gate.store import Quota, StoreError
 from statekit.live import LiveMachines
 from statekit.live.bridge import store_fault
-from statekit.live.service import DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS
+from statekit.live.service import _NOT_FOUND, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS
 from statekit.live.session import MAX_ADVANCE_MS
-from statekit.live.stores import store_from_url
+from statekit.live.stores import missing_sqlite_file, store_from_url
 from statekit.tools.arguments import GUARDS_ARGUMENT, INPUT_ARGUMENT, MACHINE_ARGUMENT
 from statekit.tools.inputs import load_implemented
 from statekit.tools.machine_tools import STEP_SCHEMA
@@ -90,17 +90,25 @@ def _start(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
                                         principal=context.principal)
 
 
+def existing_live_machines(context: ToolContext) -> LiveMachines:
+    """`live_machines` for a call on an existing handle: `not_found` without creating the store's
+    file when its SQLite file does not exist (only `start_machine` makes a store)."""
+    if context.shared.get(_SERVICE) is None and missing_sqlite_file(context.store_url) is not None:
+        raise ToolError("not_found", _NOT_FOUND)  # the message an unknown handle gets
+    return live_machines(context)
+
+
 def _send(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return live_machines(context).send(arguments["machineHandle"], arguments["events"],
+    return existing_live_machines(context).send(arguments["machineHandle"], arguments["events"],
                                        arguments.get("advanceMs", 0), principal=context.principal)
 
 
 def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return live_machines(context).get(arguments["machineHandle"], principal=context.principal)
+    return existing_live_machines(context).get(arguments["machineHandle"], principal=context.principal)
 
 
 def _stop(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return live_machines(context).stop(arguments["machineHandle"], principal=context.principal)
+    return existing_live_machines(context).stop(arguments["machineHandle"], principal=context.principal)
 
 
 def _steps_summary(result: dict[str, Any]) -> str:
