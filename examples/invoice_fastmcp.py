@@ -1,6 +1,6 @@
 """The invoice example on FastMCP 4.x: ordinary `@mcp.tool` functions, gated with `gate.bind`.
 
-    pip install 'fastmcp>=4.2,<5'
+    pip install 'fastmcp>=4.2.3,<5'
     python examples/invoice_fastmcp.py                     # stdio, one invoice per client
     python examples/invoice_fastmcp.py --http --port 8765  # streamable HTTP on 127.0.0.1
     python examples/invoice_fastmcp.py --mode handle       # many invoices, keyed by invoice_id

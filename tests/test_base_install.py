@@ -1,15 +1,16 @@
-"""The base install (no extras) carries the engine and the gate.
+"""The base install (no extras) carries every command and tool (ARCHITECTURE.md, "Installs").
 
-pyproject.toml puts formats, extraction, drawing, the tools and the server behind extras. A
-subprocess hides every package that only an extra brings (read from pyproject.toml, so the test
-follows the dependency lists) and checks that `import statekit` and `import statekit.gate` work,
-that a machine runs, and that the gate gates a tool.
+Only the Redis store is an extra. A subprocess hides every package that only an extra brings
+(read from pyproject.toml, so the test follows the dependency lists) and checks that the engine
+and the gate run, that `statekit --help`, every command's help and the tools work, and that the
+Redis store without its package is refused naming the extra.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import re
 import subprocess
 import sys
@@ -113,28 +114,70 @@ PROGRAM = textwrap.dedent("""\
     """)
 
 
-def test_the_extras_hide_something() -> None:
-    """The split is real: formats, extraction and drawing packages are optional."""
-    optional = optional_distributions()
-    assert {"pyyaml", "defusedxml", "tree-sitter", "graphviz-pure", "pathspec", "redis"} <= optional, optional
-    assert {"mcp", "quickjs-ng"}.isdisjoint(optional)
+def test_only_the_redis_store_is_an_extra() -> None:
+    """The split that saved 7 packages and broke the CLI is gone: nothing a command needs is optional."""
+    assert optional_distributions() == {"redis"}
+    base = _closure({_name(r) for r in _project()["dependencies"]})  # type: ignore[attr-defined]
+    assert {"pyyaml", "defusedxml", "tree-sitter", "graphviz-pure", "pathspec", "jsonschema", "mcp"} <= base
+
+
+def run_hidden(program: str) -> subprocess.CompletedProcess[str]:
+    hider = PROGRAM.split("import statekit\n", 1)[0]
+    return subprocess.run([sys.executable, "-c", hider + program, json.dumps(hidden_modules())], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
 
 
 def test_statekit_and_the_gate_import_and_run_on_the_base_install() -> None:
     hidden = hidden_modules()
-    assert "yaml" in hidden and "tree_sitter" in hidden, hidden
-    result = subprocess.run([sys.executable, "-c", PROGRAM, json.dumps(hidden)], capture_output=True, text=True,
-                            timeout=120, cwd=ROOT)
+    assert "redis" in hidden, hidden
+    result = run_hidden("import statekit\n" + PROGRAM.split("import statekit\n", 1)[1])
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout.strip().splitlines()[-1])
     assert outcome == {"loaded_hidden": [], "value": "vending"}
 
 
-def test_the_command_line_names_the_missing_extra_on_the_base_install() -> None:
-    hider = PROGRAM.split("import statekit\n", 1)[0]
-    program = hider + "from statekit.cli import main\nsys.exit(main(['tools']))\n"
-    result = subprocess.run([sys.executable, "-c", program, json.dumps(hidden_modules())], capture_output=True,
-                            text=True, timeout=120, cwd=ROOT)
+CLI_PROGRAM = textwrap.dedent("""\
+    import contextlib, io
+    from statekit import tools
+    from statekit.cli import build_parser, command_families, main
+
+    def exits(argv):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            try:
+                code = main(argv)
+            except SystemExit as stop:
+                code = stop.code
+        return code, out.getvalue()
+
+    assert exits(["--help"])[0] == 0
+    commands = sorted(build_parser()._subparsers._group_actions[0].choices)
+    for command in commands:
+        assert exits([command, "--help"])[0] == 0, command
+    assert exits(["tools"])[1].count("\\n") == len(tools.tools())
+    assert tools.call("validate_machine", {"machine": "initial: a\\nstates: {a: {}}\\n"})["ok"] is True
+    found = tools.call("extract_machines_from_code", {"code": "createMachine({initial: 'a', states: {a: {}}})"})
+    assert len(found["machines"]) == 1, found
+    assert tools.call("convert_machine", {"machine": {"initial": "a", "states": {"a": {}}}, "to": "scxml"})["content"]
+    assert tools.call("visualize_machine", {"machine": {"initial": "a", "states": {"a": {}}}})
+    print(json.dumps({"commands": commands, "loaded_hidden": sorted({m.split(".")[0] for m in sys.modules} & HIDDEN)}))
+    """)
+
+
+def test_every_command_and_the_tools_work_on_the_base_install() -> None:
+    result = run_hidden(CLI_PROGRAM)
+    assert result.returncode == 0, result.stderr
+    outcome = json.loads(result.stdout.strip().splitlines()[-1])
+    assert {"call", "convert", "extract", "serve", "validate"} <= set(outcome["commands"])
+    assert outcome["loaded_hidden"] == []
+
+
+def test_the_redis_store_without_its_package_names_the_extra(tmp_path: Path) -> None:
+    workflow = tmp_path / "flow.json"
+    workflow.write_text(json.dumps({"id": "flow", "initial": "a", "states": {"a": {}}}))
+    program = ("from statekit.cli import main\n"
+               f"sys.exit(main(['gate', 'list', '--store', 'redis://127.0.0.1:1/0', '--workflow', {str(workflow)!r}]))\n")
+    result = run_hidden(program)
     assert result.returncode == 2, result.stderr
-    assert "needs the optional package" in result.stderr and "statekit[server]" in result.stderr, result.stderr
+    assert "pip install 'statekit[redis]'" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr

@@ -585,13 +585,21 @@ def test_property_patches_apply_or_are_refused_cleanly(case: tuple[dict[str, Any
     parse_machine(result["document"])  # the result is a readable machine
 
 
-def test_the_mcp_input_schema_lists_every_operations_fields() -> None:
+def test_the_mcp_listing_names_every_operation_with_its_fields_and_the_full_schema_is_checked() -> None:
     from statekit.analysis.patch_catalog import OPERATIONS
     from statekit.tools import get
+    from statekit.tools.references import PATCHES_URI, document
 
-    items = get("apply_machine_patches").input_schema["properties"]["patches"]["items"]
-    by_op = {variant["properties"]["op"]["const"]: variant for variant in items["oneOf"]}
-    assert set(by_op) == set(OPERATIONS)
-    create = by_op["createTransition"]
-    assert {"sourceId", "eventType"} <= set(create["properties"])
-    assert "op" in create["required"]
+    spec = get("apply_machine_patches")
+    listed = spec.input_schema["properties"]["patches"]["description"]
+    for operation in OPERATIONS.values():  # the signature: the name, its required and optional fields
+        fields = [*operation.required, *(f"{name}?" for name in operation.optional)]
+        assert f"{operation.name}({','.join(fields)})" in listed
+    assert PATCHES_URI in listed and json.loads(document(PATCHES_URI)) == patches_json_schema()
+    # Stage 2 checks the complete schema, as before the listing was made compact.
+    assert spec.argument_schemas["patches"] == patches_json_schema()
+    assert get("review_machine_implementation").argument_schemas["patches"] == patches_json_schema()
+    with pytest.raises(ToolError) as refused:
+        tools.call("apply_machine_patches", {"machine": PLAYER, "patches": [
+            {"op": "createTransition", "sourceId": "player.playing", "eventType": "X", "targetId": []}]})
+    assert refused.value.code == "invalid_input" and refused.value.details["path"].startswith("/patches/0")

@@ -225,12 +225,14 @@ def test_results_satisfy_the_declared_schemas() -> None:
     for name, arguments in calls.items():
         spec = tools.get(name)
         jsonschema.validate(arguments, spec.input_schema)
+        for argument, schema in spec.argument_schemas.items():
+            if argument in arguments:
+                jsonschema.validate(arguments[argument], schema)
         jsonschema.validate(tools.call(name, arguments), spec.output_schema)
-    # The argument schema lists each operation's fields (so it refuses a snake_case op), and the
-    # refusal still names the camelCase operation.
+    # The complete patch schema, checked with the listed one, lists each operation's fields (so it
+    # refuses a snake_case op), and the refusal still names the camelCase operation.
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"machine": ORIGINAL, "patches": [{"op": "create_state"}]},
-                            tools.get("apply_machine_patches").input_schema)
+        jsonschema.validate([{"op": "create_state"}], tools.get("apply_machine_patches").argument_schemas["patches"])
     with pytest.raises(ToolError, match="use 'createState'"):
         tools.call("apply_machine_patches", {"machine": ORIGINAL, "patches": [{"op": "create_state"}]})
 

@@ -308,3 +308,23 @@ def test_read_only_commands_leave_the_directory_as_it_was(tmp_path: Path, argv: 
     result = run_cli(*[part.format(p=machine) for part in argv], cwd=tmp_path)
     assert result.returncode in (0, 1), result.stderr
     assert sorted(path.name for path in tmp_path.iterdir()) == ["player.json"]
+
+
+def test_live_machine_reads_on_a_mistyped_sqlite_store_create_nothing(tmp_path: Path) -> None:
+    """get/send/stop on a store file that does not exist answer not_found and leave no file;
+    start_machine makes the store, and a later process finds its machine there."""
+    env = {**cli_env(), "STATEKIT_STORE": f"sqlite:///{tmp_path / 'live.db'}"}
+    handle = {"machineHandle": "lm_" + "x" * 22}
+    for tool, arguments in [("get_machine_snapshot", handle), ("stop_machine", handle),
+                            ("send_events", {**handle, "events": ["GO"]})]:
+        result = subprocess.run([sys.executable, "-m", "statekit.cli", "call", tool, json.dumps(arguments)],
+                                capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=False)
+        assert result.returncode == 2 and result.stderr.startswith("error [not_found]: "), result.stderr
+        assert list(tmp_path.iterdir()) == [], tool
+    started = subprocess.run([sys.executable, "-m", "statekit.cli", "call", "start_machine", json.dumps({"machine": TINY})],
+                             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=True)
+    made = json.loads(started.stdout)["machineHandle"]
+    sent = subprocess.run([sys.executable, "-m", "statekit.cli", "call", "send_events",
+                           json.dumps({"machineHandle": made, "events": ["GO"]})],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=True)
+    assert json.loads(sent.stdout)["snapshot"]["value"] == "b"

@@ -126,9 +126,9 @@ def test_convert_machine_output_matches_its_schema() -> None:
     spec = tools.get("convert_machine")
     for target in ("xstate", "scxml", "xgraph"):
         jsonschema.validate(tools.call("convert_machine", {"machine": PLAYER, "to": target}), spec.output_schema)
-    assert set(spec.input_schema["properties"]["to"]["enum"]) >= {"xstate", "scxml", "xgraph"}
-    assert "digraph" not in spec.input_schema["properties"]["to"]["enum"]
-    assert "digraph" in spec.input_schema["properties"]["from"]["enum"]
+    assert set(spec.argument_schemas["to"]["enum"]) >= {"xstate", "scxml", "xgraph"}
+    assert "digraph" not in spec.argument_schemas["to"]["enum"]
+    assert "digraph" in spec.argument_schemas["from"]["enum"]
 
 
 def test_convert_machine_summary_lists_warnings_and_content() -> None:

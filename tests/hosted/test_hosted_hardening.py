@@ -68,7 +68,8 @@ async def test_hosted_errors_use_the_canonical_envelope(tmp_path: Path, era: str
         assert envelope is not None and set(envelope) == {"error"}
         assert envelope["error"]["code"] == code and isinstance(envelope["error"]["message"], str)
         assert set(envelope["error"]) <= {"code", "message", "issues", "retryable"}
-        assert json.loads(result.content[0].text) == envelope  # type: ignore[union-attr]
+        sentence, payload = result.content[0].text.split("\n", 1)  # type: ignore[union-attr]
+        assert sentence.startswith(f"Error ({code}): ") and json.loads(payload) == envelope
     # Machine tools keep their flat `{code, message}` errors.
     assert machine_tool.structured_content is not None and machine_tool.structured_content["code"] == "invalid_input"
 

@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,7 @@ from extract_oracle import (  # noqa: E402
 )
 from lxml import etree  # noqa: E402
 
+from statekit.analysis.budget import bounded_call  # noqa: E402
 from statekit.errors import ToolError  # noqa: E402
 from statekit.extract import extract_machines  # noqa: E402
 from statekit.tools import call  # noqa: E402
@@ -172,10 +174,13 @@ def _expected_configs(names: list[str], built: dict[str, Any]) -> list[Any]:
     return expected
 
 
-def _tool(report: Report, where: tuple[str, str], check: str, tool: str, arguments: dict[str, Any]) -> Any:
-    """The tool's result, or None after recording how it failed."""
+def _tool(report: Report, where: tuple[str, str], check: str, tool: str, arguments: dict[str, Any],
+          seconds: float | None = None) -> Any:
+    """The tool's result, or None after recording how it failed. `seconds` bounds the call as a
+    server's call deadline does (its traversals stop with truncatedReason 'time')."""
     try:
-        result = call(tool, arguments)
+        with bounded_call(deadline=None if seconds is None else time.monotonic() + seconds):
+            result = call(tool, arguments)
     except ToolError as error:
         kind = "internal_error" if error.code == "internal_error" else f"refused ({error.code})"
         report.fail(*where, check, kind, error.message)
@@ -286,8 +291,9 @@ def _build_written_sources(report: Report, written: list[Written]) -> None:
                 report.fail(*where, check, "built differently", difference or f"{len(extracted)} machines")
 
 
-def check_corpus(files: Iterable[Path], root: Path) -> Report:
-    """Run every check on every machine of `files` (paths reported relative to `root`)."""
+def check_corpus(files: Iterable[Path], root: Path, paths_seconds: float | None = None) -> Report:
+    """Run every check on every machine of `files` (paths reported relative to `root`);
+    `paths_seconds`, if given, is generate_graph_paths' call deadline (its default budget otherwise)."""
     report = Report()
     sources = {path: path.read_text(encoding="utf-8") for path in files}
     report.files = len(sources)
@@ -325,7 +331,7 @@ def check_corpus(files: Iterable[Path], root: Path) -> Report:
             _tool(report, where, "validate_machine", "validate_machine", {"machine": raw})
             _tool(report, where, "simulate_machine", "simulate_machine", {"machine": raw, "events": []})
             paths = _tool(report, where, "generate_graph_paths", "generate_graph_paths",
-                          {"machine": raw, "algorithm": "shortest"})
+                          {"machine": raw, "algorithm": "shortest"}, paths_seconds)
             if paths is not None:
                 report.count("generate_graph_paths", f"mode {paths['normalization']['mode']}")
                 if paths["truncatedReason"] not in (None, "paths"):

@@ -102,3 +102,18 @@ async def start_statekit_http(*args: str, environment: dict[str, str], src: str 
             log.append(line.decode(errors="replace").rstrip())
 
     return ServerProcess(process, found.group(1), log, asyncio.create_task(drain()))
+
+
+def statekit_stdio_parameters(*args: str) -> Any:
+    """`python -m statekit.server ARGS` for the SDK's stdio client, running the statekit this test
+    imports (the SDK starts servers with a minimal environment, which would drop a PYTHONPATH)."""
+    import sys
+    from pathlib import Path
+
+    from mcp.client.stdio import StdioServerParameters, get_default_environment
+
+    import statekit
+
+    source = str(Path(statekit.__file__).resolve().parents[1])
+    return StdioServerParameters(command=sys.executable, args=["-m", "statekit.server", *args],
+                                 env={**get_default_environment(), "PYTHONPATH": source})

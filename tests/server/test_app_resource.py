@@ -14,6 +14,7 @@ from statekit.render.app import APP_URI
 from statekit.server import create_server
 from statekit.server.app_resource import APP_MIME_TYPE, EXTENSION_ID
 from statekit.tools import registry
+from statekit.tools.references import TOOL_SCHEMAS_URI
 from statekit.tools.registry import ToolSpec
 
 PLAYER = {
@@ -70,7 +71,8 @@ async def test_app_resource_tool_meta_and_extension(mode: str) -> None:
     assert tool.meta == {"ui": {"resourceUri": APP_URI}}
     other = next(t for t in listed.tools if t.name == "validate_machine")
     assert other.meta is None
-    assert [str(r.uri) for r in resources.resources] == [APP_URI]
+    # The app, and the reference document the instructions point to (statekit.tools.references).
+    assert [str(r.uri) for r in resources.resources] == [APP_URI, TOOL_SCHEMAS_URI]
     assert resources.resources[0].mime_type == APP_MIME_TYPE
     (content,) = read.contents
     assert isinstance(content, types.TextResourceContents)
@@ -78,10 +80,12 @@ async def test_app_resource_tool_meta_and_extension(mode: str) -> None:
     assert content.text.startswith("<!doctype html>") and "ui/initialize" in content.text
 
 
-def test_servers_without_app_tools_are_unchanged() -> None:
+async def test_servers_without_app_tools_serve_no_app() -> None:
     server = create_server(tools=["validate_machine"])
     assert EXTENSION_ID not in server.extensions
-    assert server.get_request_handler("resources/read") is None
+    async with Client(server) as client:
+        resources = await client.list_resources()
+    assert [str(r.uri) for r in resources.resources] == [TOOL_SCHEMAS_URI]
 
 
 async def test_content_key_blocks_are_checked_and_stripped(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,6 +17,7 @@ from server_demo_tools import DEMO_NAMES, SECRET_MARKER
 from server_test_support import EventLog
 
 from statekit.server import create_server, register_tools
+from statekit.server.catalog import listed_output_schema
 from statekit.server.core import CATALOG_CACHE_HINT
 from statekit.tools.registry import ToolSpec
 
@@ -44,11 +45,13 @@ async def test_lists_every_allowlisted_tool_with_schemas_and_annotations(
         assert tool.title == spec.title
         assert tool.description == spec.description
         assert tool.input_schema == spec.input_schema
-        assert tool.output_schema == spec.output_schema
+        # The listing carries a summary of the output schema (the complete one is a resource).
+        assert tool.output_schema == listed_output_schema(spec.output_schema)
         assert tool.annotations is not None
         assert tool.annotations.read_only_hint is True
-        assert tool.annotations.destructive_hint is False
-        assert tool.annotations.idempotent_hint is True
+        # MCP gives destructive and idempotent no meaning for a read-only tool: they are left out.
+        assert tool.annotations.destructive_hint is None
+        assert tool.annotations.idempotent_hint is None
         assert tool.annotations.open_world_hint is (tool.name == "demo_refuse")
 
 
@@ -110,7 +113,10 @@ async def test_tool_error_becomes_is_error_result_with_its_code(
     assert result.structured_content == expected
     block = result.content[0]
     assert isinstance(block, types.TextContent)
-    assert json.loads(block.text) == expected
+    # A sentence for the model first, then the structured content as JSON for text-only clients.
+    sentence, payload = block.text.split("\n", 1)
+    assert sentence == "Error (verification_unavailable): no verification adapter is configured."
+    assert json.loads(payload) == expected
 
 
 async def test_unexpected_exception_is_internal_error_without_traceback_or_content(

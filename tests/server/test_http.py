@@ -95,7 +95,7 @@ async def test_sdk_client_lists_and_calls_over_http(
     assert [tool.name for tool in listed.tools] == sorted(DEMO_NAMES)
     echo = next(tool for tool in listed.tools if tool.name == "demo_echo")
     assert echo.annotations is not None and echo.annotations.read_only_hint is True
-    assert echo.output_schema is not None and echo.output_schema["required"] == ["text", "length"]
+    assert echo.output_schema is not None and set(echo.output_schema["properties"]) == {"text", "length"}
     assert ok.structured_content == {"text": "hi", "length": 2}
     assert refused.is_error is True and refused.structured_content is not None
     assert refused.structured_content["code"] == "verification_unavailable"

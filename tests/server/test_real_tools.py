@@ -4,7 +4,6 @@ by `python -m statekit.server` and in-process, through the SDK's `mcp.Client`.""
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import mcp_types as types
@@ -13,10 +12,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from server_test_support import EventLog, serving
+from server_test_support import EventLog, serving, statekit_stdio_parameters
 
 from statekit.server import create_server
 from statekit.server.access import AccessPolicy, default_allowed_hosts
+from statekit.server.catalog import listed_output_schema
 from statekit.server.http_app import build_http_app
 from statekit.tools import registry
 from statekit.tools.schema_check import check_schema
@@ -45,7 +45,8 @@ def test_every_registered_tool_has_valid_object_schemas() -> None:
 
 
 def statekit_stdio(*args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "statekit.server", *args])
+    parameters: StdioServerParameters = statekit_stdio_parameters(*args)
+    return parameters
 
 
 @pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
@@ -65,12 +66,14 @@ async def test_python_m_statekit_server_over_stdio(mode: str, version: str) -> N
         assert tool.annotations is not None
         declared = registry.get(tool.name).annotations
         hints = tool.annotations
-        assert (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint) == (
-            declared.read_only, declared.destructive, declared.idempotent)
-        # Every tool reads only, but the live-machine tools, which keep a machine between calls.
-        stateful = tool.name in {"start_machine", "send_events", "stop_machine"}
-        assert (hints.read_only_hint, hints.idempotent_hint or stateful) == (not stateful, True)
-        assert tool.output_schema == registry.get(tool.name).output_schema
+        assert (hints.read_only_hint, hints.open_world_hint) == (declared.read_only, declared.open_world)
+        if not declared.read_only:  # the hints MCP gives meaning only for a tool that changes things
+            assert (hints.destructive_hint, hints.idempotent_hint) == (declared.destructive, declared.idempotent)
+        # Every tool reads only, but the live-machine tools, which keep a machine between calls, and
+        # verify, which runs the host's system under test.
+        changes = tool.name in {"start_machine", "send_events", "stop_machine", "verify"}
+        assert hints.read_only_hint is not changes
+        assert tool.output_schema == listed_output_schema(registry.get(tool.name).output_schema)
     assert valid.is_error is False and valid.structured_content == {"ok": True, "issues": []}
     assert invalid.is_error is False
     assert invalid.structured_content is not None and invalid.structured_content["ok"] is False

@@ -65,7 +65,8 @@ def argument_sets(name: str) -> dict[str, dict[str, Any]]:
     properties = schema.get("properties", {})
     target = required[0] if required else next(iter(properties), None)
     if target is not None:
-        validator = Draft202012Validator(properties[target])
+        # The argument's schema with the tool's shared definitions, which its `$ref`s point into.
+        validator = Draft202012Validator({**properties[target], "$defs": schema.get("$defs", {})})
         wrong = next(value for value in WRONG_VALUES if not validator.is_valid(value))
         cases["wrong type"] = {**good, target: wrong}
     return cases

@@ -41,10 +41,11 @@ _DEFAULT: Any = object()
 def base_arguments(name: str, machine: Any = _DEFAULT) -> dict[str, Any]:
     """The required arguments of tool `name`, with `machine` when it takes one."""
     schema = _schema(name)
+    complete = tools.get(name).argument_schemas  # an argument's complete schema, when it is not listed
     arguments: dict[str, Any] = {}
     for key in schema.get("required", []):
         if key != "machine":
-            arguments[key] = schema_value(schema["properties"][key])
+            arguments[key] = schema_value(complete.get(key) or schema["properties"][key])
     if "machine" in schema.get("properties", {}):
         arguments["machine"] = SMALL_MACHINE if machine is _DEFAULT else machine
     return arguments

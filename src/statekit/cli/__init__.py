@@ -67,9 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ModuleNotFoundError as error:
         if (error.name or "statekit").partition(".")[0] == "statekit":
             raise
-        # The base install is the engine and the gate; the commands need the extras.
-        print(f"error: this command needs the optional package {error.name!r}: "
-              "pip install 'statekit[server]' (or the extra that brings it, see ARCHITECTURE.md)", file=sys.stderr)
+        # Every command's packages come with the install but the Redis client (ARCHITECTURE.md, "Installs").
+        fix = "pip install 'statekit[redis]'" if error.name == "redis" else "pip install statekit (reinstall it)"
+        print(f"error [invalid_input]: this needs the package {error.name!r}, which is not installed: {fix}",
+              file=sys.stderr)
         return 2
 
 

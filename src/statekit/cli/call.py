@@ -66,11 +66,14 @@ def tool_help(spec: Any) -> str:
     if not properties:
         lines.append("  (none)")
     for name, prop in properties.items():
-        resolved = _resolve(schema, prop)
+        # An argument whose complete schema is not listed (every format alias, every patch
+        # operation) is typed from the complete one, and described by the listed one.
+        complete = spec.argument_schemas.get(name)
+        resolved = dict(complete) if complete is not None else _resolve(schema, prop)
         mark = "required" if name in required else "optional"
         lines += textwrap.wrap(f"{name} ({_type_of(schema, resolved)}, {mark})", 98, initial_indent="  ",
                                subsequent_indent="      ")
-        description = resolved.get("description") or prop.get("description")
+        description = prop.get("description") or resolved.get("description")
         if description:
             lines += textwrap.wrap(" ".join(str(description).split()), 96, initial_indent="    ",
                                    subsequent_indent="    ")

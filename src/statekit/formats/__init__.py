@@ -161,6 +161,9 @@ class Format:
     reads_document: bool = False
     #: `read` plus the implementations the source defines beside the config; `read_any` uses it.
     read_implemented: ImplementedReader | None = None
+    #: The name people and models know the format by ("SCXML", "XState JS/TS source"): tool
+    #: descriptions list the accepted formats by it (`statekit.tools.arguments`).
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -208,11 +211,13 @@ def register_format(
     description: str = "",
     reads_document: bool = False,
     read_implemented: ImplementedReader | None = None,
+    title: str = "",
 ) -> Format:
     """Register a format; registering the same name twice is a programming error."""
     if name in _FORMATS or name in _ALIASES:
         raise ValueError(f"format {name!r} is already registered")
-    spec = Format(name, read, write, detect, aliases, media_type, description, reads_document, read_implemented)
+    spec = Format(name, read, write, detect, aliases, media_type, description, reads_document, read_implemented,
+                  title or name)
     _FORMATS[name] = spec
     for alias in aliases:
         if alias in _FORMATS or alias in _ALIASES:

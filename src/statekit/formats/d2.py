@@ -611,4 +611,5 @@ register_format(
     aliases=("terrastruct-d2",),
     media_type="text/vnd.d2",
     description="D2 diagram (structure only: containers, labelled edges, start/final/history shapes)",
+    title="D2",
 )

@@ -280,5 +280,6 @@ register_format(
     aliases=("digraphdef", "stately-digraph", "extractor-digraph"),
     media_type="application/json",
     description="legacy Stately DigraphDef (ExtractorDigraphDef), read only",
+    title="DigraphDef",
     reads_document=True,
 )

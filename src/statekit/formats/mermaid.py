@@ -474,4 +474,5 @@ register_format(
     aliases=("mermaid-state", "statediagram", "mmd"),
     media_type="text/vnd.mermaid",
     description="Mermaid stateDiagram-v2 (structure only: states, nesting, regions, labelled transitions)",
+    title="Mermaid",
 )

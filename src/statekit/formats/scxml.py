@@ -33,4 +33,5 @@ register_format(
     aliases=("xml", "scxml-xml"),
     media_type="application/scxml+xml",
     description="W3C SCXML 1.0 (State Chart XML)",
+    title="SCXML",
 )

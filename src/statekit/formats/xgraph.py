@@ -586,5 +586,6 @@ register_format(
     aliases=("graph", "statekit-xgraph"),
     media_type="application/json",
     description="statekit XGraph: graph JSON (nodes with parentId, edges) holding the whole machine",
+    title="XGraph",
     reads_document=True,
 )

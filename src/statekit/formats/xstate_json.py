@@ -86,6 +86,7 @@ register_format(
     aliases=("xstate-json", "json", "xstate-config"),
     media_type="application/json",
     description="XState v5 machine config (JSON object; JSON or YAML text when read)",
+    title="XState JSON",
     reads_document=True,
 )
 
@@ -98,5 +99,6 @@ register_format(
     aliases=("xstate-yaml", "yml"),
     media_type="application/yaml",
     description="XState v5 machine config as YAML text",
+    title="XState YAML",
     reads_document=True,
 )

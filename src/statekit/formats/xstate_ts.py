@@ -545,4 +545,5 @@ register_format(
     aliases=("typescript", "javascript", "ts", "js", "xstate-js"),
     media_type="text/typescript",
     description="XState machine source (TypeScript / JavaScript), read statically, written as TypeScript",
+    title="XState JS/TS source",
 )

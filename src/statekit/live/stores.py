@@ -14,6 +14,17 @@ from statekit.gate.store import MemoryStore, OwnedStore
 SCHEMES = ("memory", "sqlite", "redis", "rediss")
 
 
+def missing_sqlite_file(url: str) -> str | None:
+    """The path of the SQLite file `url` names when no such file exists yet, else None: a call
+    that only reads or changes an existing live machine has nothing to find there, and opening
+    the store would create the file (a mistyped path would leave an empty database behind)."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "sqlite":
+        return None
+    path = os.path.expanduser(parts.netloc + parts.path)
+    return path if path and not os.path.exists(path) else None
+
+
 def store_from_url(url: str, *, ttl_seconds: float | None = None, key_prefix: str = "statekit:") -> OwnedStore:
     """The store `url` names; `ValueError` (with the accepted forms) for anything else, and a
     `StoreError` when the store cannot be used (a SQLite file that is not a database)."""

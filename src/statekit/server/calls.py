@@ -204,11 +204,22 @@ def success_result(
 
 
 def error_result(error: ToolError, *, envelope: bool = False) -> types.CallToolResult:
-    """An `isError` result whose structured content and text both carry `{code, message, ...}`,
-    or, with `envelope`, the canonical resource envelope `{error: {code, message, issues?, retryable?}}`."""
+    """An `isError` result a model can read: the text starts with a sentence (`error_sentence`),
+    followed on the next line by the structured content as JSON, for clients that show only text.
+    The structured content is `{code, message, ...}`, or, with `envelope`, the canonical resource
+    envelope `{error: {code, message, issues?, retryable?}}` of the hosted tools."""
     payload = error.to_envelope() if envelope else error.to_dict()
+    text = f"{error_sentence(error)}\n{compact_json(payload)}"
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=compact_json(payload))],
+        content=[types.TextContent(type="text", text=text)],
         structured_content=payload,
         is_error=True,
     )
+
+
+def error_sentence(error: ToolError) -> str:
+    """`Error (code): message.`, the message ending as a sentence does."""
+    message = error.message.rstrip()
+    if not message.endswith((".", "?", "!")):
+        message += "."
+    return f"Error ({error.code}): {message}"

@@ -1,7 +1,7 @@
 """`statekit canary URL`: check a running server from outside, as a deployment check.
 
 It connects over streamable HTTP with the SDK's client, checks tool discovery (every spec
-tool present, annotations read-only except for the live-machine tools, which change state), fetches the visualization app template and prints its
+tool present, annotated as this version's registry annotates it: read-only except for the tools that change state), fetches the visualization app template and prints its
 SHA-256, checks that the app URI linked from `visualize_machine` is the stable one earlier
 results point at, and runs a minimal visualization. Exit status 0 when every check passed.
 """
@@ -19,8 +19,15 @@ EXPECTED_TOOLS = (
     "get_machine", "verify", "generate_test_paths", "coverage_report", "list_stately_projects", "get_stately_project",
     "list_stately_project_machines", "get_stately_machine", "visualize_stately_machine",
 )
-#: Tools that change state (live machines): they must say so; every other tool must be read-only.
-STATEFUL_TOOLS = frozenset({"start_machine", "send_events", "stop_machine"})
+
+
+def changing_tools() -> frozenset[str]:
+    """The tools this version annotates as changing something (live machines, `verify`): a
+    deployment must list them so, and every other tool as read-only."""
+    from statekit.tools import registry
+
+    return frozenset(name for name, spec in registry.tools().items() if not spec.annotations.read_only)
+
 #: The app URI saved visualizations refer to; it must not change.
 STABLE_APP_URI = "ui://statekit/machine-viewer.html"
 PROBE_MACHINE = {"id": "canary", "initial": "a", "states": {"a": {"on": {"GO": "b"}}, "b": {"initial": "c", "states": {"c": {}}}}}
@@ -42,7 +49,7 @@ async def run_canary(url: str, token: str | None, mode: str = "auto") -> list[tu
         results.append(("tool discovery", not missing,
                         f"{len(names)} tools" + (f"; missing: {', '.join(missing)}" if missing else "")))
         writable = {t.name for t in listed.tools if not (t.annotations and t.annotations.read_only_hint)}
-        wrong = sorted(writable ^ (STATEFUL_TOOLS & names))
+        wrong = sorted(writable ^ (changing_tools() & names))
         results.append(("read-only annotations", not wrong,
                         f"mis-annotated: {', '.join(wrong)}" if wrong else
                         "all read-only" + (f" but the stateful {', '.join(sorted(writable))}" if writable else "")))

@@ -24,8 +24,9 @@ from statekit.hosted.provider import DEFAULT_CLIENT_ID
 from statekit.server.access import request_principal
 from statekit.server.app_resource import install_app_resources
 from statekit.server.calls import ToolCaller, error_result
-from statekit.server.catalog import list_tools_result, select_tools
+from statekit.server.catalog import list_tools_result, select_tools, server_instructions
 from statekit.server.observer import ToolCallObserver
+from statekit.server.reference_resources import install_reference_resources
 from statekit.tools import registry
 from statekit.tools.registry import DEFAULT_MAX_SOURCE_BYTES, ToolContext, ToolSpec
 from statekit.tools.supervisor import Supervisor
@@ -55,11 +56,6 @@ SERVER_ERROR_CODES: frozenset[ErrorCode] = frozenset(
     }
 )
 
-INSTRUCTIONS = (
-    "statekit tools work on statecharts: XState v5 machine configs given as JSON objects, or "
-    "machine source text. Every tool is read-only and returns structured content; a failure is "
-    "an isError result whose content carries a stable error code and a message."
-)
 
 
 @dataclass(frozen=True)
@@ -90,17 +86,21 @@ def create_server(
     bounds its time and memory; `in_process=True` runs calls in server threads instead, with
     only the cooperative budget checks (for tests and hosts that isolate calls themselves).
     """
+    if isinstance(tools, str):
+        raise TypeError("tools must be an iterable of tool names, not one string")
+    served = select_tools(registry.tools(), tools)
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
         title="statekit",
         description="Statecharts for AI agents: an exact XState v5 engine and machine tools.",
-        instructions=INSTRUCTIONS,
+        # Computed from the served tools' annotations, so it cannot claim what they do not do.
+        instructions=server_instructions(served),
         cache_hints={method: CATALOG_CACHE_HINT for method in CACHED_CATALOG_METHODS},
     )
     register_tools(
         server,
-        tools=tools,
+        tools=list(served),
         on_tool_call=on_tool_call,
         max_source_bytes=max_source_bytes,
         client_id=client_id,
@@ -150,6 +150,7 @@ def register_tools(
     _install_call_handler(server, catalog, caller)
     _install_schema_lookup(server, catalog)
     install_app_resources(server, catalog)  # MCP Apps: only when a served tool links a ui:// app
+    install_reference_resources(server, catalog)  # what the tool descriptions point to (statekit://reference/...)
     return ToolRegistration(tuple(sorted(catalog)), max_source_bytes, client_id)
 
 

@@ -6,43 +6,56 @@ caller (a coding agent, a person) decides what to save.
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from typing import Any
 
 from statekit.analysis.diff import SEMANTIC_CHANGES_VERSION, diff_models
-from statekit.analysis.patch_catalog import OPERATIONS
+from statekit.analysis.patch_catalog import OPERATIONS, patches_json_schema
 from statekit.analysis.patches import apply_patches, check_patch
 from statekit.analysis.patchgen import generate_patches
 from statekit.analysis.review import REVIEW_FILE_NAME, review
 from statekit.errors import ToolError
 from statekit.model import MachineModel
-from statekit.tools.format_arguments import explain_format_refusal, writable_format_argument
+from statekit.tools.arguments import machine_argument
+from statekit.tools.format_arguments import (
+    explain_format_refusal,
+    listed_format_argument,
+    writable_format_argument,
+)
 from statekit.tools.inputs import load_model
+from statekit.tools.references import PATCHES_URI
 from statekit.tools.registry import ToolSpec, register
 from statekit.tools.schema_check import SchemaViolation
 
-MACHINE_ARGUMENT: dict[str, Any] = {
-    "description": "An XState v5 config object (or {\"machine\": config}), or JSON or YAML text of one.",
-    "anyOf": [{"type": "object"}, {"type": "string"}],
-}
-def _patch_item_schema() -> dict[str, Any]:
-    """One patch: `oneOf` the operations of statekit/schemas/patches.schema.json, each with its
-    fields, so a client sees what every `op` takes. A refusal is still worded by the patch
-    checker (`_explain_patch_refusal`), which names the closest valid operation or field."""
-    document = json.loads(resources.files("statekit.schemas").joinpath("patches.schema.json").read_text("utf-8"))
-    item: dict[str, Any] = document["items"]
-    return item
 
+def _patch_signature(name: str) -> str:
+    """`createState(parentId, key, type?, history?, index?)`: an operation and its fields."""
+    operation = OPERATIONS[name]
+    fields = [*operation.required, *(f"{field}?" for field in operation.optional)]
+    return f"{name}({','.join(fields)})"
+
+
+#: The complete patch schema (every operation with its fields' JSON Schemas): checked at stage 2
+#: (`ToolSpec.argument_schemas`) and served as the resource `PATCHES_URI`; the tool listing
+#: carries the operations' signatures instead (`PATCHES_ARGUMENT`).
+PATCHES_SCHEMA: dict[str, Any] = patches_json_schema()
 
 PATCHES_ARGUMENT: dict[str, Any] = {
     "type": "array",
     "description": (
-        "Semantic patches applied in order, e.g. {\"op\": \"createTransition\", \"sourceId\": \"player.playing\", "
-        "\"targetId\": \"player.paused\", \"eventType\": \"STOP\"}. Operations (camelCase): "
-        f"{', '.join(OPERATIONS)}; each item's schema lists the fields of its `op`."
+        "Semantic patches, applied in order, e.g. {\"op\": \"createTransition\", \"sourceId\": \"player.playing\", "
+        "\"eventType\": \"STOP\", \"targetId\": \"player.stopped\"}. Ids: states <machine-id>.<key>[.<child>...], "
+        "transitions <source id>:<event>:<index>. Operations (field? is optional; null clears it): "
+        f"{'; '.join(_patch_signature(name) for name in OPERATIONS)}. targetId: a state id, a list of ids or "
+        "null; guard: a name or {type, params}; actions: a list of names or {type, params}. Every field's "
+        f"schema: resource {PATCHES_URI}."
     ),
-    "items": _patch_item_schema(),
+    "items": {"type": "object", "required": ["op"]},
+}
+#: `review_machine_implementation` takes the patches given to `apply_machine_patches`.
+PROPOSED_PATCHES_ARGUMENT: dict[str, Any] = {
+    "type": "array",
+    "description": f"The proposed patches, as given to apply_machine_patches (resource {PATCHES_URI}).",
+    "items": {"type": "object", "required": ["op"]},
 }
 
 DEFAULT_OUTPUT_FORMAT = "xstate-json"
@@ -78,7 +91,7 @@ def _explain_patch_refusal(arguments: dict[str, Any], violation: SchemaViolation
     from jsonschema.exceptions import best_match
     from jsonschema.validators import Draft202012Validator
 
-    variants = {variant["properties"]["op"]["const"]: variant for variant in PATCHES_ARGUMENT["items"]["oneOf"]}
+    variants = {variant["properties"]["op"]["const"]: variant for variant in PATCHES_SCHEMA["items"]["oneOf"]}
     for index, patch in enumerate(patches):
         variant = variants.get(patch.get("op")) if isinstance(patch, dict) else None
         if variant is None:
@@ -108,22 +121,19 @@ register(
         name="diff_machines",
         title="Compare two state machines",
         description=(
-            "Compares two machines structurally (not their text): added, removed and updated states and "
-            "transitions, recognising renamed and moved states and retargeted transitions. Each change names "
-            "the fields that changed (source, target, label, event, guard, actions, reenter, priority, ...). "
-            "Layout is ignored; guarded-transition priority and action order count. hasChanges also covers "
-            "context, meta, descriptions and schemas; node and edge counts stay structural. Set includePatches "
-            "to get patches for apply_machine_patches that rebuild `after` from `before`."
+            "Use to see how two machines differ in behaviour, not text: added, removed and updated states "
+            "and transitions; includePatches adds the patches that turn `before` into `after`."
         ),
         input_schema={
             "type": "object",
             "properties": {
-                "before": MACHINE_ARGUMENT,
-                "after": MACHINE_ARGUMENT,
+                "before": {"$ref": "#/$defs/machine"},
+                "after": {"$ref": "#/$defs/machine"},
                 "includePatches": {"type": "boolean", "default": False},
             },
             "required": ["before", "after"],
             "additionalProperties": False,
+            "$defs": {"machine": machine_argument("A machine")},
         },
         output_schema={
             "type": "object",
@@ -148,6 +158,7 @@ register(
 
 
 _explain_to = explain_format_refusal(writable=("to",))
+_TO = writable_format_argument("Output format (default xstate-json, a config object).", default=DEFAULT_OUTPUT_FORMAT)
 
 # --- apply_machine_patches --------------------------------------------------------------------
 
@@ -191,20 +202,15 @@ register(
         name="apply_machine_patches",
         title="Apply semantic patches to a machine",
         description=(
-            "Applies semantic patches (createState, renameState, createTransition, updateTransition, ...) to a "
-            "machine in memory and returns the updated document, the patches and a behavioralSummary of what "
-            "changed. Ids are graph entity ids: top-level states are <machine-id>.<state-key>, transitions "
-            "<source id>:<event>:<index>. Operation names are camelCase; null clears an optional field. It never "
-            "writes files or touches Git: edit your source yourself, then call review_machine_implementation."
+            "Use to edit a machine by meaning (add a state, retarget a transition) instead of text: returns "
+            "the new document and a behavioralSummary; writes no file."
         ),
         input_schema={
             "type": "object",
             "properties": {
-                "machine": MACHINE_ARGUMENT,
+                "machine": machine_argument(),
                 "patches": PATCHES_ARGUMENT,
-                "to": writable_format_argument(
-                    "Output format: xstate-json (a config object, the default), xstate-yaml, or any "
-                    "format convert_machine writes.", default=DEFAULT_OUTPUT_FORMAT),
+                "to": listed_format_argument(_TO),
             },
             "required": ["machine", "patches"],
             "additionalProperties": False,
@@ -221,6 +227,7 @@ register(
             "required": ["document", "format", "patches", "behavioralSummary"],
         },
         function=_apply,
+        argument_schemas={"patches": PATCHES_SCHEMA, "to": _TO},
         summarize=lambda result: str(result["behavioralSummary"]),
         explain_refusal=lambda arguments, violation: (
             _explain_patch_refusal(arguments, violation) or _explain_to(arguments, violation)),
@@ -247,20 +254,19 @@ register(
         name="review_machine_implementation",
         title="Review an edited machine against proposed patches",
         description=(
-            "Reviews an agent-edited machine against the original and the proposed patches: validates the edited "
-            "machine, derives the behaviour change the edit actually made, and reports missing, extra and "
-            f"divergent changes. Returns the Markdown artifact {REVIEW_FILE_NAME} (semantic summary plus before/"
-            "after Mermaid stateDiagram-v2 graphs) ready to paste into a pull request. Writes no file, no Git."
+            "Use after editing a machine's source to check the edit matches the proposed patches: missing, "
+            f"extra and divergent changes, and a Markdown {REVIEW_FILE_NAME} for a pull request."
         ),
         input_schema={
             "type": "object",
             "properties": {
-                "original": MACHINE_ARGUMENT,
-                "edited": MACHINE_ARGUMENT,
-                "patches": PATCHES_ARGUMENT,
+                "original": {"$ref": "#/$defs/machine"},
+                "edited": {"$ref": "#/$defs/machine"},
+                "patches": PROPOSED_PATCHES_ARGUMENT,
             },
             "required": ["original", "edited", "patches"],
             "additionalProperties": False,
+            "$defs": {"machine": machine_argument("A machine")},
         },
         output_schema={
             "type": "object",
@@ -283,6 +289,7 @@ register(
                          "divergent", "artifact"],
         },
         function=_review,
+        argument_schemas={"patches": PATCHES_SCHEMA},
         summarize=_review_summary,
         explain_refusal=_explain_patch_refusal,
     )

@@ -6,9 +6,11 @@ import json
 from typing import Any
 
 from statekit.formats import get_format, write_format
+from statekit.tools.arguments import machine_argument
 from statekit.tools.convert_implementations import prepare_for
 from statekit.tools.format_arguments import (
     explain_format_refusal,
+    listed_format_argument,
     readable_format_argument,
     writable_format_argument,
 )
@@ -54,26 +56,23 @@ def _summary(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+_FROM = readable_format_argument("The source format (detected when absent).")
+_TO = writable_format_argument("The target format.")
+
 register(
     ToolSpec(
         name="convert_machine",
         title="Convert a state machine between formats",
         description=(
-            "Converts a machine between XState (JSON config), SCXML, XGraph and the other registered formats "
-            "(legacy Stately DigraphDef, Mermaid and D2 sources are read too). The input format is detected "
-            "when `from` is absent. Everything is converted through one canonical model; whatever the target "
-            "cannot express is listed in `warnings` with its path, never dropped silently."
+            "Use to turn a machine into another format (XState JSON/YAML or TS, SCXML, Mermaid, D2, XGraph). "
+            "What the target cannot express is listed in `warnings`, never dropped silently."
         ),
         input_schema={
             "type": "object",
             "properties": {
-                "machine": {
-                    "description": "The machine: an XState config object or text (JSON, YAML), SCXML text, an "
-                                   "XGraph or DigraphDef object or JSON text, or text of another registered format.",
-                    "anyOf": [{"type": "object"}, {"type": "string"}],
-                },
-                "from": readable_format_argument("The source format; detected when absent."),
-                "to": writable_format_argument("The target format."),
+                "machine": machine_argument(),
+                "from": listed_format_argument(_FROM),
+                "to": listed_format_argument(_TO),
             },
             "required": ["machine", "to"],
             "additionalProperties": False,
@@ -97,6 +96,7 @@ register(
         },
         function=_convert,
         summarize=_summary,
+        argument_schemas={"from": _FROM, "to": _TO},
         explain_refusal=explain_format_refusal(readable=("from",), writable=("to",)),
     )
 )

@@ -69,19 +69,17 @@ register(
         name="extract_machines_from_code",
         title="Extract XState machines from JavaScript or TypeScript",
         description=(
-            "Statically extracts every XState machine config (createMachine, setup({...}).createMachine, "
-            "xstate.createMachine) from JavaScript or TypeScript source. The source is parsed, never executed. "
-            "Inline functions are kept as source text, imports and unresolvable names as references. "
-            "XState v5 or v6 is inferred from the config's structure; `xstateVersion` overrides it. "
-            "Syntax errors and what could not be followed are listed in `errors` with line and column."
+            "Use to get the machine configs out of XState source (createMachine, setup().createMachine) "
+            "without running it: inline code kept as text, what cannot be followed listed in `errors` "
+            "with line and column."
         ),
         input_schema={
             "type": "object",
             "properties": {
                 "code": {"type": "string", "description": "JavaScript or TypeScript source text."},
-                "filename": {"type": "string", "description": "The file name; its extension picks the grammar (.ts, .tsx, .js, .jsx)."},
+                "filename": {"type": "string", "description": "Its extension picks the grammar (.ts, .tsx, .js, .jsx)."},
                 "xstateVersion": {"anyOf": [{"type": "integer", "enum": [5, 6]}, {"type": "string", "enum": ["5", "6", "v5", "v6"]}],
-                                  "description": "Override the inferred XState major version."},
+                                  "description": "XState major version (inferred when absent)."},
             },
             "required": ["code"],
             "additionalProperties": False,

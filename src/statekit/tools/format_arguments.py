@@ -60,3 +60,10 @@ def explain_format_refusal(*, readable: tuple[str, ...] = (), writable: tuple[st
         return None
 
     return explain
+
+
+def listed_format_argument(full: JSONObject) -> JSONObject:
+    """The listed schema of a format-name argument whose complete schema (`full`, every alias in
+    its enum) goes to `ToolSpec.argument_schemas`: the canonical names in words, aliases implied."""
+    canonical = [name for name in full["enum"] if name in formats()]
+    return {"type": "string", "description": f"{full['description']} One of {', '.join(canonical)} (or an alias)."}

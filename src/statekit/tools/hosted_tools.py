@@ -52,25 +52,25 @@ def _id_schema(name: str) -> dict[str, Any]:
 _NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 for spec in (
-    ToolSpec(name="list_stately_projects", title="List hosted projects", description="The hosted projects the caller can access.",
+    ToolSpec(name="list_stately_projects", title="List hosted projects", description="Use to find the caller's hosted Stately projects.",
              input_schema=_NO_ARGUMENTS,
              output_schema={"type": "object", "properties": {"projects": {"type": "array", "items": _PROJECT}}, "required": ["projects"]},
              function=_list_projects, annotations=OPEN_WORLD, takes_context=True, host_side=True, error_envelope=True,
              summarize=lambda r: "\n".join(f"{p['projectId']}: {p['name']}" for p in r["projects"]) or "No projects."),
     ToolSpec(name="get_stately_project", title="Get a hosted project",
-             description="One project, with its current project version id and machine ids. Takes a projectId.",
+             description="Use to read a hosted project: its version id and machine ids.",
              input_schema=_id_schema("projectId"),
              output_schema={"type": "object", "properties": {"project": {**_PROJECT, "properties": {
                  **_PROJECT["properties"], "machineIds": {"type": "array", "items": {"type": "string"}}}}},  # type: ignore[dict-item]
               "required": ["project"]},
              function=_get_project, annotations=OPEN_WORLD, takes_context=True, host_side=True, error_envelope=True),
-    ToolSpec(name="list_stately_project_machines", title="List a project's machines", description="The machines in a hosted project.",
+    ToolSpec(name="list_stately_project_machines", title="List a project's machines", description="Use to list the machines of a hosted project.",
              input_schema=_id_schema("projectId"),
              output_schema={"type": "object", "properties": {"machines": {"type": "array", "items": _MACHINE_SUMMARY}},
               "required": ["machines"]},
              function=_list_project_machines, annotations=OPEN_WORLD, takes_context=True, host_side=True, error_envelope=True,
              summarize=lambda r: "\n".join(f"{m['machineId']}: {m['name']}" for m in r["machines"]) or "No machines."),
-    ToolSpec(name="get_stately_machine", title="Get a hosted machine", description="One hosted machine, with its definition. Takes a machineId.",
+    ToolSpec(name="get_stately_machine", title="Get a hosted machine", description="Use to read a hosted machine with its definition.",
              input_schema=_id_schema("machineId"),
              output_schema={"type": "object", "properties": {"machine": {"type": "object", "properties": {
                  "machineId": {"type": "string"}, "name": {"type": "string"}, "projectId": {"type": "string"},
@@ -115,8 +115,7 @@ def _register_visualize_hosted() -> None:
 
     register(ToolSpec(
         name="visualize_stately_machine", title="Visualize a hosted machine",
-        description="Fetches one hosted machine (its public graph first, then an XGraph-shaped stored definition, then legacy "
-        "DigraphDef) and renders it as visualize_machine does: PNGs per parent state plus the interactive app.",
+        description="Use to draw a hosted machine by id, as visualize_machine does.",
         input_schema={"type": "object", "properties": {
             "machineId": ID_ARGUMENT,
             "direction": visualize_tools.INPUT_SCHEMA["properties"]["direction"],

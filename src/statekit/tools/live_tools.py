@@ -16,10 +16,10 @@ from statekit.errors import ToolError
 from statekit.gate.store import Quota, StoreError
 from statekit.live import LiveMachines
 from statekit.live.bridge import store_fault
-from statekit.live.service import DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS
+from statekit.live.service import _NOT_FOUND, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS
 from statekit.live.session import MAX_ADVANCE_MS
-from statekit.live.stores import store_from_url
-from statekit.tools.arguments import MACHINE_ARGUMENT
+from statekit.live.stores import missing_sqlite_file, store_from_url
+from statekit.tools.arguments import GUARDS_ARGUMENT, INPUT_ARGUMENT, MACHINE_ARGUMENT
 from statekit.tools.inputs import load_implemented
 from statekit.tools.machine_tools import STEP_SCHEMA
 from statekit.tools.registry import ToolAnnotations, ToolContext, ToolSpec, register
@@ -66,7 +66,7 @@ def live_machines(context: ToolContext) -> LiveMachines:
         return service
 
 
-HANDLE = {"type": "string", "description": "The handle start_machine returned (`lm_...`)."}
+HANDLE = {"type": "string", "description": "The handle start_machine returned (lm_...)."}
 SNAPSHOT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -90,17 +90,25 @@ def _start(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
                                         principal=context.principal)
 
 
+def existing_live_machines(context: ToolContext) -> LiveMachines:
+    """`live_machines` for a call on an existing handle: `not_found` without creating the store's
+    file when its SQLite file does not exist (only `start_machine` makes a store)."""
+    if context.shared.get(_SERVICE) is None and missing_sqlite_file(context.store_url) is not None:
+        raise ToolError("not_found", _NOT_FOUND)  # the message an unknown handle gets
+    return live_machines(context)
+
+
 def _send(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return live_machines(context).send(arguments["machineHandle"], arguments["events"],
+    return existing_live_machines(context).send(arguments["machineHandle"], arguments["events"],
                                        arguments.get("advanceMs", 0), principal=context.principal)
 
 
 def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return live_machines(context).get(arguments["machineHandle"], principal=context.principal)
+    return existing_live_machines(context).get(arguments["machineHandle"], principal=context.principal)
 
 
 def _stop(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-    return live_machines(context).stop(arguments["machineHandle"], principal=context.principal)
+    return existing_live_machines(context).stop(arguments["machineHandle"], principal=context.principal)
 
 
 def _steps_summary(result: dict[str, Any]) -> str:
@@ -122,20 +130,16 @@ register(ToolSpec(
     name="start_machine",
     title="Start a live machine",
     description=(
-        "Starts a machine that stays alive between calls and returns its handle, first snapshot and actions. "
-        "Send it events with send_events (advanceMs moves its virtual clock and fires due `after` transitions and "
-        "delayed events), read it with get_machine_snapshot, end it with stop_machine. Guards the source implements "
-        "run, `guards` overrides them, a guard implemented nowhere is true (listed in normalization.assumedGuards); "
-        "inline JavaScript runs in the sandbox. "
-        f"The machine is forgotten after ttlSeconds (default {DEFAULT_TTL_SECONDS}) without use."
+        "Use to drive a machine step by step across calls: starts it and returns its handle and first snapshot "
+        "for send_events, get_machine_snapshot and stop_machine. It is forgotten after ttlSeconds "
+        f"(default {DEFAULT_TTL_SECONDS}) unused."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "machine": MACHINE_ARGUMENT,
-            "input": {"description": "The machine input, given to the xstate.init event."},
-            "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
-                       "description": "Static results for named guards."},
+            "input": INPUT_ARGUMENT,
+            "guards": GUARDS_ARGUMENT,
             "ttlSeconds": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TTL_SECONDS},
         },
         "required": ["machine"],
@@ -159,10 +163,8 @@ register(ToolSpec(
     name="send_events",
     title="Send events to a live machine",
     description=(
-        f"Sends up to {MAX_EVENTS} events (each {{type, ...payload}} or a bare type) to a machine started with "
-        "start_machine, one step per event as in simulate_machine, then moves its virtual clock by advanceMs, "
-        "firing due `after` transitions and delayed events in time order, each as a step. Concurrent calls on one "
-        "handle never interleave: each call's events run back to back."
+        f"Use to move a live machine: sends up to {MAX_EVENTS} events (a type or {{type, ...payload}}), a step each, "
+        "then advances its virtual clock by advanceMs, firing due delayed events."
     ),
     input_schema={
         "type": "object",
@@ -196,8 +198,8 @@ register(ToolSpec(
     name="get_machine_snapshot",
     title="Read a live machine",
     description=(
-        "The current snapshot of a live machine, the event types it would take a transition on now "
-        "(enabledEvents, with guards as start_machine set them up), and its pending delayed events."
+        "Use to look at a live machine without changing it: its snapshot, the events it would take now and "
+        "its pending delayed events."
     ),
     input_schema={"type": "object", "properties": {"machineHandle": HANDLE}, "required": ["machineHandle"],
                   "additionalProperties": False},
@@ -225,7 +227,7 @@ register(ToolSpec(
 register(ToolSpec(
     name="stop_machine",
     title="Stop a live machine",
-    description="Stops a live machine and forgets it: later calls with its handle answer not_found.",
+    description="Use when done with a live machine: stops and forgets it (its handle then answers not_found).",
     input_schema={"type": "object", "properties": {"machineHandle": HANDLE}, "required": ["machineHandle"],
                   "additionalProperties": False},
     output_schema={"type": "object", "properties": {"stopped": {"type": "boolean"}, "value": {}},

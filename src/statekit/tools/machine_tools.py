@@ -16,7 +16,7 @@ from statekit.analysis.validate import (
 from statekit.errors import MachineDefinitionError, ToolError
 from statekit.formats import Source, detect_format
 from statekit.model import parse_machine
-from statekit.tools.arguments import MACHINE_ARGUMENT
+from statekit.tools.arguments import GUARDS_ARGUMENT, INPUT_ARGUMENT, MACHINE_ARGUMENT
 from statekit.tools.inputs import load_implemented, load_machine_document, load_model
 from statekit.tools.registry import ToolSpec, register
 
@@ -94,10 +94,8 @@ register(
         name="validate_machine",
         title="Validate a state machine",
         description=(
-            "Checks a machine's syntax and graph structure deterministically: unknown or ambiguous targets, "
-            "missing initial states, invalid event descriptors, duplicate ids, final and history misuse, "
-            "unreachable states, eventless loops, unknown built-ins, and named implementations not supplied. "
-            "It does not execute the machine; use simulate_machine for behaviour."
+            "Use first on any machine you write or edit: finds bad targets, missing initial states, duplicate "
+            "ids, unreachable states and eventless loops, without running it."
         ),
         input_schema={
             "type": "object",
@@ -105,7 +103,7 @@ register(
                 "machine": MACHINE_ARGUMENT,
                 "implementations": {
                     "type": "object",
-                    "description": "Names of the implementations you will supply; others are reported as warnings.",
+                    "description": "Implementation names you will supply (others are warned about).",
                     "properties": {"guards": _NAME_LIST, "actions": _NAME_LIST, "delays": _NAME_LIST, "actors": _NAME_LIST},
                     "additionalProperties": False,
                 },
@@ -203,15 +201,9 @@ register(
         name="simulate_machine",
         title="Simulate events through a state machine",
         description=(
-            f"Runs up to {MAX_EVENTS} events through a machine with XState v5 semantics and returns a step-by-step "
-            "trace: state value, context, status, tags, output and the executable actions of each step. Named "
-            "guards the source implements (setup() or createMachine's second argument) run in the sandbox; `guards` "
-            "gives static results instead, and a guard implemented nowhere is true (listed in "
-            "normalization.assumedGuards). "
-            "Feed delayed and actor events yourself, e.g. xstate.after.1000.<stateId> or xstate.done.actor.<id>. "
-            "An SCXML document runs with SCXML semantics instead (W3C algorithm, ECMAScript datamodel in a "
-            "sandbox, nothing assumed): each step adds its configuration, raised and sent events and logs; "
-            "{advanceMs: n} items let virtual time pass (delayed sends fire), runUntilIdle runs the clock on."
+            f"Use to see what a machine does on events (up to {MAX_EVENTS}): per step its state, context, tags, "
+            "output and actions, with XState v5 semantics (SCXML's for SCXML). Send delayed and actor events "
+            "yourself, e.g. xstate.after.1000.<stateId>."
         ),
         input_schema={
             "type": "object",
@@ -222,15 +214,13 @@ register(
                     "maxItems": MAX_EVENTS,
                     "items": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"type": {"type": "string"}},
                                                               "required": ["type"]},
-                                        {"type": "object", "description": "SCXML only: let virtual time pass",
+                                        {"type": "object", "description": "SCXML: let time pass",
                                          "properties": {"advanceMs": {"type": "number", "minimum": 0}},
                                          "required": ["advanceMs"]}]},
                 },
-                "runUntilIdle": {"type": "boolean", "description": "SCXML only: after the events, advance the "
-                                 "virtual clock until no delayed event is pending (or the session ends)."},
-                "input": {"description": "The machine input, given to the xstate.init event."},
-                "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
-                           "description": "Static results for named guards."},
+                "runUntilIdle": {"type": "boolean", "description": "SCXML: then run the clock until idle."},
+                "input": INPUT_ARGUMENT,
+                "guards": GUARDS_ARGUMENT,
             },
             "required": ["machine", "events"],
             "additionalProperties": False,

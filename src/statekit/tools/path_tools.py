@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from statekit.analysis.budget import DEFAULT_MAX_STATES, TRUNCATION_MESSAGES
+from statekit.analysis.budget import TRUNCATION_MESSAGES
 from statekit.analysis.paths import (
     ALGORITHMS,
     DEFAULT_LIMIT,
@@ -13,11 +13,10 @@ from statekit.analysis.paths import (
     GRAPH_REFERENCE,
     MAX_LIMIT,
     MAX_MAX_PATHS,
-    MAX_SIMPLE_PATHS,
     generate_graph_paths,
 )
 from statekit.analysis.simulate import MAX_EVENTS, normalize_events
-from statekit.tools.arguments import MACHINE_ARGUMENT
+from statekit.tools.arguments import GUARDS_ARGUMENT, INPUT_ARGUMENT, MACHINE_ARGUMENT
 from statekit.tools.inputs import load_implemented
 from statekit.tools.registry import ToolSpec, register
 
@@ -67,34 +66,25 @@ INPUT_SCHEMA: dict[str, Any] = {
     "properties": {
         "machine": MACHINE_ARGUMENT,
         "algorithm": {"type": "string", "enum": list(ALGORITHMS), "default": "shortest",
-                      "description": "shortest (the default): one shortest path to every reachable state; "
-                                     "simple: every path that visits no state twice."},
+                      "description": "shortest: one path per reachable state; simple: every path visiting no state twice."},
         "maxPaths": {"type": "integer", "minimum": 1, "maximum": MAX_MAX_PATHS, "default": DEFAULT_MAX_PATHS,
-                     "description": f"Paths to return at most, in XState's order (default {DEFAULT_MAX_PATHS}, up to "
-                                    f"{MAX_MAX_PATHS}); the others are counted in totalCount. The list also stays "
-                                    "within half of the call's output budget: paths past it are left out the same "
-                                    "way (truncatedReason 'paths')."},
+                     "description": "Paths returned at most; totalCount counts all."},
         "events": {
             "type": "array",
             "maxItems": MAX_EVENTS,
             "items": {"anyOf": [{"type": "string", "minLength": 1}, EVENT]},
-            "description": "Events to try in every state, replacing the machine's own event descriptors.",
+            "description": "Events to try in every state, instead of the machine's own.",
         },
-        "toState": {**STATE_VALUE, "description": "Only paths ending in a state that matches this value "
-                                                  "(e.g. 'playing', 'a.b', {a: 'b'}) or '#<state id>'; "
-                                                  "the search does not continue past such states."},
-        "fromState": {**STATE_VALUE, "description": "Start here (a state value, with the initial context) "
-                                                    "instead of the initial state."},
+        "toState": {"$ref": "#/$defs/state", "description": "Only paths ending in this state: 'a.b', {a: 'b'} or '#id'."},
+        "fromState": {"$ref": "#/$defs/state", "description": "Start in this state value instead of the initial one."},
         "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
-                  "description": "XState's traversal limit: past this many (state, event) pairs the traversal "
-                                 f"stops and returns what it found, truncatedReason 'limit' (default {DEFAULT_LIMIT})."},
-        "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
-                   "description": "Static results for named guards, overriding their implementations; a guard "
-                                  "implemented nowhere is true."},
-        "input": {"description": "The machine input, given to the xstate.init event."},
+                  "description": f"(state, event) pairs to try at most (default {DEFAULT_LIMIT})."},
+        "guards": GUARDS_ARGUMENT,
+        "input": INPUT_ARGUMENT,
     },
     "required": ["machine"],
     "additionalProperties": False,
+    "$defs": {"state": STATE_VALUE},
 }
 
 OUTPUT_SCHEMA: dict[str, Any] = {
@@ -172,26 +162,10 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 DESCRIPTION = (
-    f"Generates shortest or simple paths through a machine, exactly as XState's graph library ({GRAPH_REFERENCE}) "
-    "does: states are {value, context} snapshots; in each state the machine's own event descriptors are sent as "
-    "bare {type} events (wildcard descriptors such as 'a.*' and xstate.after.* / xstate.done.actor.* types "
-    "included), unless `events` is given, which replaces them. shortest gives one shortest path per reachable "
-    "state; simple gives every path that visits no state twice. "
-    "algorithm defaults to shortest. "
-    f"At most maxPaths paths are returned (default {DEFAULT_MAX_PATHS}, up to {MAX_MAX_PATHS}, and no more than fit "
-    "in half of the call's output budget), in XState's order; totalCount counts all and truncated says some were "
-    "left out. A step's state is the state its event led to; the first step is the start with "
-    "event xstate.init. Coverage is over every path found (not only the returned ones): states are the machine's "
-    "state nodes except the root and history nodes, active in some state of a path; transitions are the machine's "
-    "transitions (by id) taken in some step, eventless and raised ones included. Guards run as in simulate_machine: "
-    "the ones the source implements (setup() or createMachine's second argument) are evaluated, `guards` gives "
-    "static results instead, and a guard implemented nowhere is true (listed in normalization.assumedGuards). "
-    "An event of type '*' is taken as XState's production build takes it (by the "
-    "'*' transitions). Always answers within a budget: past `limit` (state, event) pairs (default "
-    f"{DEFAULT_LIMIT}; XState would throw 'Traversal limit exceeded'), past {DEFAULT_MAX_STATES} states, its memory "
-    f"or time budget, or {MAX_SIMPLE_PATHS} simple paths, it returns the paths of what it explored with "
-    "truncated true and truncatedReason. When the machine's inline code cannot run (imported names, missing "
-    "input), its structure is traversed instead and normalization says so (mode structural)."
+    "Use to find event sequences that reach each state (test cases, how to get somewhere): shortest or "
+    f"simple paths exactly as XState's graph library ({GRAPH_REFERENCE}) finds them, with state and "
+    "transition coverage. Always answers: past its budget it returns what it explored with truncated and "
+    "truncatedReason. Semantics in docs/paths.md."
 )
 
 

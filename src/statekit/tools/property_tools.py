@@ -11,30 +11,31 @@ from statekit.analysis.properties import (
     MAX_PROPERTIES,
     check_machine_properties,
 )
-from statekit.tools.arguments import MACHINE_ARGUMENT
+from statekit.tools.arguments import GUARDS_ARGUMENT, INPUT_ARGUMENT, MACHINE_ARGUMENT
 from statekit.tools.inputs import load_implemented
 from statekit.tools.registry import ToolSpec, register
 
-STATE = {"anyOf": [{"type": "string"}, {"type": "object"}],
-         "description": "A state id (`machine.child`, or `#id`) or a state value (dotted path or object), "
-                        "matched as snapshot.matches does."}
+#: Defined once in the input schema's `$defs` (`STATE_DEFINITION`) and referenced by every property.
+STATE = {"$ref": "#/$defs/state"}
+STATE_DEFINITION = {"anyOf": [{"type": "string"}, {"type": "object"}],
+                    "description": "A state id ('#id', 'machine.child') or state value ('a.b', {a: 'b'})."}
 PROPERTY_SCHEMA: dict[str, Any] = {
     "oneOf": [
         {"type": "object", "properties": {"type": {"const": "reachable"}, "state": STATE},
          "required": ["type", "state"], "additionalProperties": False,
-         "description": "Some path from the start reaches the state."},
+         "description": "Some path reaches state."},
         {"type": "object", "properties": {"type": {"const": "unreachable"}, "state": STATE},
          "required": ["type", "state"], "additionalProperties": False,
-         "description": "No path from the start reaches the state."},
+         "description": "No path reaches state."},
         {"type": "object", "properties": {"type": {"const": "precedes"}, "first": STATE, "then": STATE},
          "required": ["type", "first", "then"], "additionalProperties": False,
-         "description": "No path reaches `then` without having been in `first` in an earlier state."},
+         "description": "`then` is never reached before `first`."},
         {"type": "object", "properties": {"type": {"const": "deadlockFree"}},
          "required": ["type"], "additionalProperties": False,
-         "description": "Every reachable state that is not final can still change on some event."},
+         "description": "Every reachable non-final state can move."},
         {"type": "object", "properties": {"type": {"const": "canAlwaysReach"}, "state": STATE},
          "required": ["type", "state"], "additionalProperties": False,
-         "description": "From every reachable state, the state stays reachable."},
+         "description": "state stays reachable from everywhere."},
     ],
 }
 TRACE = {"type": "object", "properties": {"events": {"type": "array", "items": {"type": "object"}},
@@ -86,25 +87,22 @@ register(ToolSpec(
     name="check_machine_properties",
     title="Prove properties of a state machine",
     description=(
-        "Checks reachable, unreachable, precedes, deadlockFree and canAlwaysReach over every configuration the "
-        "machine can reach (the traversal of generate_graph_paths: the machine's own events, guards supplied or "
-        "assumed true, context-sensitive where inline code runs). Each result says whether the property holds "
-        "(null when maxStates ran out first), with the shortest witness or counterexample as events and states."
+        "Use to prove a machine can or cannot reach a state, never deadlocks, or orders two states, over every "
+        "reachable configuration; each result has the shortest witness or counterexample."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "machine": MACHINE_ARGUMENT,
             "properties": {"type": "array", "minItems": 1, "maxItems": MAX_PROPERTIES, "items": PROPERTY_SCHEMA},
-            "guards": {"type": "object", "additionalProperties": {"type": "boolean"},
-                       "description": "Static results for named guards, overriding their implementations (a guard "
-                                      "implemented nowhere is assumed true)."},
+            "guards": GUARDS_ARGUMENT,
             "maxStates": {"type": "integer", "minimum": 1, "maximum": MAX_MAX_STATES,
                           "description": f"States to explore at most (default {DEFAULT_MAX_STATES})."},
-            "input": {"description": "The machine input, given to the xstate.init event."},
+            "input": INPUT_ARGUMENT,
         },
         "required": ["machine", "properties"],
         "additionalProperties": False,
+        "$defs": {"state": STATE_DEFINITION},
     },
     output_schema={
         "type": "object",

@@ -63,7 +63,9 @@ _NAME_CLIP = 64
 
 @dataclass(frozen=True)
 class ToolAnnotations:
-    """MCP tool annotations; every statekit tool is read-only, non-destructive and idempotent."""
+    """MCP tool annotations. The default is a read-only, closed-world tool; a tool that changes
+    anything (a live machine, the system under test) says so, and the server's instructions
+    list those tools from these annotations (`statekit.server.catalog.server_instructions`)."""
 
     read_only: bool = True
     destructive: bool = False
@@ -104,6 +106,11 @@ class ToolSpec:
     #: a worker process; a host-side tool runs in the calling process and sends its CPU- and
     #: memory-heavy part to a worker through `context.compute` (`statekit.tools.supervisor`).
     host_side: bool = False
+    #: Arguments also checked at stage 2 against a schema too long to list with the tool (the
+    #: patch catalog): argument name -> its complete schema. `input_schema` carries a compact
+    #: schema of the argument whose description points to the complete one (an MCP resource,
+    #: `statekit.tools.references`); a refusal reads exactly as a refusal of `input_schema`.
+    argument_schemas: Mapping[str, JSONObject] = field(default_factory=dict)
 
 
 def compute_in_call(function: Callable[..., Any] | str, *args: Any) -> Any:
@@ -363,6 +370,12 @@ def check_input(spec: ToolSpec, arguments: JSONObject) -> None:
     """Raise `invalid_input` naming the place and the rule when `arguments` break the schema."""
     try:
         violation = _checks_of(spec).input.first_violation(arguments)
+        for name, check in _checks_of(spec).arguments.items():
+            if violation is not None:
+                break
+            if name in arguments:
+                found = check.first_violation(arguments[name])
+                violation = None if found is None else dataclasses.replace(found, pointer=f"/{name}{found.pointer}")
     except RecursionError:
         raise ToolError("input_too_large", "input nests too deeply to process") from None
     if violation is None:
@@ -411,6 +424,7 @@ class _Checks:
     spec: ToolSpec
     input: SchemaCheck
     output: SchemaCheck
+    arguments: dict[str, SchemaCheck]
 
 
 _CHECKS: dict[str, _Checks] = {}
@@ -422,7 +436,8 @@ def _checks_of(spec: ToolSpec) -> _Checks:
     with _CHECKS_LOCK:
         checks = _CHECKS.get(spec.name)
         if checks is None or checks.spec is not spec:
-            checks = _Checks(spec, SchemaCheck(spec.input_schema), SchemaCheck(spec.output_schema))
+            checks = _Checks(spec, SchemaCheck(spec.input_schema), SchemaCheck(spec.output_schema),
+                             {name: SchemaCheck(schema) for name, schema in spec.argument_schemas.items()})
             _CHECKS[spec.name] = checks
         return checks
 

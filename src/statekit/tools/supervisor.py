@@ -61,9 +61,11 @@ logger = logging.getLogger(__name__)
 #: Seconds past a call's deadline (or its cancel) the worker has to answer before it is killed.
 KILL_GRACE_SECONDS = 1.0
 #: The pool grows past its size while all its workers are held by calls older than this...
-LONG_CALL_SECONDS = 1.0
-#: ...up to this many times its size (each worker's call keeps its own memory budget).
+LONG_CALL_SECONDS = 0.5
+#: ...up to this many times its size (each worker's call keeps its own memory budget); the
+#: extra workers leave after this many seconds idle.
 BURST_FACTOR = 4
+SURPLUS_IDLE_SECONDS = 5.0
 #: Calls one worker serves before it is replaced (bounds what a slow leak can keep).
 DEFAULT_MAX_CALLS = 1000
 #: Seconds a new worker may take to say hello.
@@ -103,8 +105,9 @@ class _Worker:
     #: The running call's memory budget (the watchdog's measure), None when idle or unbounded.
     memory: int | None = None
     busy: bool = False
-    #: When the running call was handed to it (`time.monotonic()`).
+    #: When the running call was handed to it, and when it last went idle (`time.monotonic()`).
     busy_since: float = 0.0
+    idle_since: float = 0.0
     killed_for_memory: bool = False
     dead: bool = False
     recycle: bool = False
@@ -126,7 +129,8 @@ class Supervisor:
 
     def __init__(self, *, workers: int | None = None, max_calls: int = DEFAULT_MAX_CALLS,
                  start_method: str = "forkserver", kill_grace: float = KILL_GRACE_SECONDS,
-                 call_memory: int | None = None, max_workers: int | None = None) -> None:
+                 call_memory: int | None = None, max_workers: int | None = None,
+                 surplus_idle_seconds: float = SURPLUS_IDLE_SECONDS) -> None:
         self.workers = default_workers() if workers is None else workers
         if self.workers < 1:
             raise ValueError("a supervisor needs at least one worker")
@@ -136,6 +140,7 @@ class Supervisor:
         self.max_workers = BURST_FACTOR * self.workers if max_workers is None else max_workers
         if self.max_workers < self.workers:
             raise ValueError("max_workers must be at least workers")
+        self.surplus_idle_seconds = surplus_idle_seconds
         self.max_calls = max_calls
         self.kill_grace = kill_grace
         #: The memory budget of every call this pool runs; None: each call's context says.
@@ -290,7 +295,7 @@ class Supervisor:
         """Start one more worker when every worker is held by a call older than `LONG_CALL_SECONDS`
         (lock held): long calls (an attack that runs to its deadline) never starve short ones. A
         queue of short calls does not grow the pool; the pool grows to `max_workers` at most and
-        shrinks back as the extra workers finish."""
+        shrinks back as the extra workers stay idle (`_shrink`)."""
         if self._starting or len(self._all) >= self.max_workers or self._closed:
             return
         now = time.monotonic()
@@ -301,6 +306,21 @@ class Supervisor:
                 self._start_one()
             else:
                 threading.Thread(target=self._start_one, name="statekit-supervisor-start", daemon=True).start()
+
+    def _shrink(self) -> None:
+        """Let the extra workers `_grow` started leave once they have been idle a while."""
+        leaving = []
+        with self._condition:
+            now = time.monotonic()
+            for worker in list(self._idle):
+                if len(self._all) <= self.workers:
+                    break
+                if now - worker.idle_since > self.surplus_idle_seconds:
+                    self._idle.remove(worker)
+                    self._all.discard(worker)
+                    leaving.append(worker)
+        for worker in leaving:
+            self._kill(worker)
 
     def _retire_dead(self, worker: _Worker) -> None:
         """Forget a worker found dead while idle, and start its replacement (lock held)."""
@@ -314,11 +334,10 @@ class Supervisor:
         worker.busy = False
         worker.memory = None
         worker.calls += 1
-        with self._condition:
-            surplus = len(self._all) > self.workers and not self._waiting
-        retire = worker.dead or worker.recycle or worker.calls >= self.max_calls or surplus
+        worker.idle_since = time.monotonic()
+        retire = worker.dead or worker.recycle or worker.calls >= self.max_calls
         if retire:
-            if not worker.dead and not surplus:
+            if not worker.dead:
                 self.counts["recycled"] += 1
             self._kill(worker)
         with self._condition:
@@ -345,6 +364,7 @@ class Supervisor:
         """Kill a busy worker whose resident memory passed its call's budget (the backstop)."""
         while not self._closed:
             time.sleep(_POLL_SECONDS)
+            self._shrink()
             with self._condition:
                 busy = [worker for worker in self._all if worker.busy and worker.memory is not None]
             for worker in busy:

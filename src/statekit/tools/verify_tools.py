@@ -8,9 +8,9 @@ from typing import Any
 
 from statekit.errors import ToolError
 from statekit.model import machine_to_config
-from statekit.tools.arguments import ID_ARGUMENT
+from statekit.tools.arguments import ID_ARGUMENT, machine_argument
 from statekit.tools.inputs import load_implemented
-from statekit.tools.registry import ToolContext, ToolSpec, register
+from statekit.tools.registry import ToolAnnotations, ToolContext, ToolSpec, register
 from statekit.verify.adapter import Binding, ExecutionPolicy, VerificationRequest
 from statekit.verify.report import (
     PATH_SCHEMA,
@@ -125,8 +125,8 @@ def _coverage_report(arguments: dict[str, Any]) -> dict[str, Any]:
 
 MODEL_ARGUMENT: dict[str, Any] = {
     "type": "object",
-    "description": '{"kind": "source", "content": <machine source>} or {"kind": "machine", "machineId": <hosted id>}.',
-    "properties": {"kind": {"enum": ["source", "machine"]}, "content": {"anyOf": [{"type": "string"}, {"type": "object"}]},
+    "description": '{"kind": "source", "content": <machine>} or {"kind": "machine", "machineId": <hosted id>}.',
+    "properties": {"kind": {"enum": ["source", "machine"]}, "content": machine_argument(),
                    "machineId": ID_ARGUMENT},
     "required": ["kind"],
     "oneOf": [
@@ -153,24 +153,25 @@ _REPORT_ARG = {"type": "object", "properties": {"report": {"type": "object"}}, "
 
 register(ToolSpec(
     name="verify", title="Verify an implementation against its machine",
-    description="Plans model-based test paths from the machine (every reachable transition), runs them through the host's "
-    "verification adapter under a no-AI, no-network policy, and returns a versioned report: recorded paths, model "
-    "coverage, executed coverage and a verdict. Without an adapter it returns verification_unavailable.",
+    description="Use to test an implementation against its machine: runs test paths covering every reachable "
+    "transition through the host's adapter, which drives the system under test; returns a report with "
+    "coverage and a verdict.",
     input_schema={"type": "object", "properties": {
         "model": MODEL_ARGUMENT,
-        "bindings": {"anyOf": [{"type": "array", "items": BINDING}, BINDING]},
+        "bindings": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/binding"}}, {"$ref": "#/$defs/binding"}]},
         "baseline": {"type": "object", "description": "A previous report, or a reference object."}},
-     "required": ["model"], "additionalProperties": False},
+     "required": ["model"], "additionalProperties": False, "$defs": {"binding": BINDING}},
     output_schema={"type": "object", "properties": {"report": REPORT_SCHEMA}, "required": ["report"]},
     function=_verify, takes_context=True, host_side=True,
+    # It runs the host's system under test: statekit cannot vouch that a run changes nothing.
+    annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=True),
     summarize=lambda r: (f"Verdict: {r['report']['verdict']}; {len(r['report']['results'])} path(s); model transitions "
                          f"{r['report']['coverage']['model']['transitions']['percent']}%, executed "
                          f"{r['report']['coverage']['executed']['transitions']['percent']}%"),
 ))
 register(ToolSpec(
     name="generate_test_paths", title="Test paths recorded in a report",
-    description="Returns the paths recorded in a verification report. It does not plan or execute new tests; a legacy report "
-    "without paths returns verification_paths_unavailable.",
+    description="Use to get the test paths a verify report recorded (runs nothing).",
     input_schema=_REPORT_ARG,
     output_schema={"type": "object", "properties": {"paths": {"type": "array", "items": PATH_SCHEMA}, "count": {"type": "integer"}},
      "required": ["paths", "count"]},
@@ -178,7 +179,7 @@ register(ToolSpec(
 ))
 register(ToolSpec(
     name="coverage_report", title="Coverage and verdict of a report",
-    description="Returns model and executed coverage plus the verdict of a verification report, without re-running it.",
+    description="Use to get a verify report's coverage and verdict (runs nothing).",
     input_schema=_REPORT_ARG,
     output_schema={"type": "object", "properties": {"coverage": _RECORDED_COVERAGE, "verdict": {"type": "string"},
                                       "results": {"type": "object"}}, "required": ["coverage", "verdict", "results"]},

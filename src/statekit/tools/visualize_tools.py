@@ -72,13 +72,12 @@ INPUT_SCHEMA: dict[str, Any] = {
             "type": "string",
             "enum": list(DIRECTIONS),
             "default": "down",
-            "description": "Direction of flow: down, right, up, left (or Graphviz's TB, LR, BT, RL).",
+            "description": "Direction of flow.",
         },
         "parentNodeIds": {
             "type": "array",
             "items": {"type": "string"},
-            "description": "Draw PNGs only for these parent state ids (default: every state "
-            "with direct children).",
+            "description": "Parent state ids to draw (default: all).",
         },
     },
     "required": ["machine"],
@@ -280,10 +279,8 @@ register(
         name="visualize_machine",
         title="Visualize a state machine",
         description=(
-            "Draw a statechart. Returns one PNG image per parent state (or per id in "
-            "parentNodeIds) and, for MCP Apps hosts, an interactive read-only viewer with "
-            "drill-in, breadcrumbs, pan/select/simulate modes and zoom. Structured content is "
-            "a schemaVersion 2.0 envelope whose interactive.graphJson is the canonical XGraph."
+            "Use to see or show a machine: one PNG per parent state and, in MCP Apps hosts, an "
+            "interactive viewer (drill-in, simulate, zoom); interactive.graphJson is its XGraph."
         ),
         input_schema=INPUT_SCHEMA,
         output_schema=OUTPUT_SCHEMA,

@@ -6,7 +6,7 @@ from typing import Any
 
 from statekit.formats import write_format
 from statekit.tools.registry import ToolContext, ToolSpec, register
-from statekit.workspace.scan import MAX_FILE_BYTES, Skipped, Workspace
+from statekit.workspace.scan import Skipped, Workspace
 
 _SUMMARY = {"type": "object", "properties": {
     "machineId": {"type": "string"}, "name": {"type": "string"}, "file": {"type": "string"},
@@ -39,10 +39,8 @@ def _get(arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
 
 register(ToolSpec(
     name="list_machines", title="List machines in the workspace",
-    description="Finds state machines in the local workspace: XState configs in .json/.yaml, SCXML, Mermaid (.mmd), D2 and "
-    "XState source (.ts/.tsx/.js/.mjs), skipping node_modules, .git and git-ignored files. Runs entirely locally "
-    "and never runs a program. Paths are relative to the workspace root; files that could not be read (over "
-    f"{MAX_FILE_BYTES} bytes, or not regular files) are listed under `skipped` with a code.",
+    description="Use to find the machines in the local workspace (XState JSON/YAML and source, SCXML, Mermaid, D2; "
+    "git-ignored files skipped), with the machineId get_machine takes.",
     input_schema={"type": "object", "properties": {"directory": {"type": "string", "description": "Only below this folder."}},
      "additionalProperties": False},
     output_schema={"type": "object", "properties": {
@@ -58,7 +56,7 @@ register(ToolSpec(
 ))
 register(ToolSpec(
     name="get_machine", title="Get a workspace machine",
-    description="Reads one machine of the local workspace by the machineId list_machines gives, as an XState config.",
+    description="Use to read one workspace machine, as an XState config, by the machineId list_machines gives.",
     input_schema={"type": "object", "properties": {"machineId": {"type": "string", "minLength": 1,
                                                   "description": "As list_machines gives it."}},
      "required": ["machineId"],
