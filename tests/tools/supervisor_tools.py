@@ -61,7 +61,15 @@ def until_reniced(arguments: dict[str, Any]) -> dict[str, Any]:
         if os.getpriority(os.PRIO_PROCESS, 0) > 0:
             break
         time.sleep(0.05)
-    return {"pid": os.getpid(), "nice": os.getpriority(os.PRIO_PROCESS, 0)}
+    return {"pid": os.getpid(), "nice": os.getpriority(os.PRIO_PROCESS, 0), "group": _autogroup("self")}
+
+
+def _autogroup(pid: str) -> str | None:
+    """This process's scheduling group (`/autogroup-N nice K`), None where there are none."""
+    try:
+        return Path(f"/proc/{pid}/autogroup").read_text().strip()
+    except OSError:
+        return None
 
 
 def big(arguments: dict[str, Any]) -> dict[str, Any]:

@@ -20,9 +20,9 @@ import supervisor_tools as hostile
 from statekit.budget import CallBudget
 from statekit.errors import ToolError
 from statekit.tools import registry
+from statekit.tools import supervisor as supervisor_module
 from statekit.tools.launchers import read_status
 from statekit.tools.registry import ToolContext
-from statekit.tools import supervisor as supervisor_module
 from statekit.tools.supervisor import LONG_CALL_NICE, Supervisor
 
 MEMORY = 128 * 1024 * 1024
@@ -268,7 +268,7 @@ def test_a_spare_worker_is_started_while_a_call_runs(tmp_path: Path) -> None:
         assert pool.call(hostile.PID, {}, _context())["pid"] == spare[0]  # pre-started, not forked for it
         # That call took the spare: another was started for the next call, up to the cap.
         assert pool.counts["grown"] == 2
-        second_holder, second_budget, second = _spin_in_background(pool, tmp_path / "pid2")
+        second_holder, second_budget, _second = _spin_in_background(pool, tmp_path / "pid2")
         assert _wait_for(lambda: len(pool.worker_pids()) == 3)
         assert len(pool.worker_pids()) == pool.max_workers  # at the cap: no further spare
         for budget_, holder_ in ((budget, holder), (second_budget, second_holder)):
@@ -283,7 +283,19 @@ def test_a_long_calls_worker_is_reniced_and_set_back_for_its_next_call() -> None
         result = pool.call(hostile.UNTIL_RENICED, {}, _context())
         assert result["nice"] == LONG_CALL_NICE and pool.counts["reniced"] == 1
         assert os.getpriority(os.PRIO_PROCESS, result["pid"]) == 0
+        # Its own session, so its own scheduling group, lowered and set back with it.
+        assert os.getsid(result["pid"]) == result["pid"]
+        if _autogroups_on() and result["group"] is not None:
+            assert result["group"].endswith(f" nice {LONG_CALL_NICE}")
+            assert Path(f"/proc/{result['pid']}/autogroup").read_text().strip().endswith(" nice 0")
         assert pool.call(hostile.PID, {}, _context())["pid"] == result["pid"]  # reused, at nice 0
+
+
+def _autogroups_on() -> bool:
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return False
 
 
 def test_a_reniced_worker_that_cannot_be_set_back_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -71,7 +71,7 @@ logger = logging.getLogger(__name__)
 #: Seconds past a call's deadline (or its cancel) the worker has to answer before it is killed.
 KILL_GRACE_SECONDS = 1.0
 #: A call older than this is a long call: its worker runs at `LONG_CALL_NICE`.
-LONG_CALL_SECONDS = 0.15
+LONG_CALL_SECONDS = 0.1
 LONG_CALL_NICE = 15
 #: The pool grows past its size (a spare while calls run, one more per waiting call) up to this
 #: many times its size (each worker's call keeps its own memory budget); the extra workers leave
@@ -82,8 +82,11 @@ SURPLUS_IDLE_SECONDS = 5.0
 DEFAULT_MAX_CALLS = 1000
 #: Seconds a new worker may take to say hello.
 _START_SECONDS = 60.0
-#: How often a waiting call looks at its cancel flag, and the watchdog at resident sizes.
+#: How often a waiting call looks at its cancel flag.
 _POLL_SECONDS = 0.05
+#: How often the watchdog looks for long calls to renice and at resident sizes (a long call runs
+#: at full priority for up to `LONG_CALL_SECONDS` plus this).
+_WATCH_SECONDS = 0.02
 #: Resident bytes a worker may hold over its baseline plus the call's budget before the watchdog
 #: kills it (the address-space limit normally stops the call first).
 _WATCHDOG_SLACK = 64 * 1024 * 1024
@@ -386,7 +389,7 @@ class Supervisor:
     def _watch(self) -> None:
         """Kill a busy worker whose resident memory passed its call's budget (the backstop)."""
         while not self._closed:
-            time.sleep(_POLL_SECONDS)
+            time.sleep(_WATCH_SECONDS)
             self._shrink()
             with self._condition:
                 busy = [worker for worker in self._all if worker.busy]
@@ -574,19 +577,51 @@ def _signal(worker: _Worker, number: int) -> None:
 
 
 def _set_priority(pid: int, nice: int) -> bool:
-    """Set every thread of process `pid` to `nice` (on Linux a nice value is per thread); False
-    when that was not permitted or the process is gone."""
+    """Set process `pid` to `nice`: every thread of it and of the processes it started (a layout
+    engine; on Linux a nice value is per thread), and its scheduling group (each worker has a
+    session, so an autogroup, of its own: where autogroups are on, groups share the CPU by the
+    group's nice, whatever its tasks' nice values). False when that was not permitted."""
     try:
-        threads = [int(name) for name in os.listdir(f"/proc/{pid}/task")]
-    except OSError:
-        threads = [pid]  # no /proc: the process as a whole
-    try:
-        for thread in threads:
+        for thread in _threads_below(pid):
             with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
                 os.setpriority(os.PRIO_PROCESS, thread, nice)
     except OSError:
         return False
+    return _set_group_nice(pid, nice)
+
+
+def _set_group_nice(pid: int, nice: int) -> bool:
+    """Write the nice value of `pid`'s autogroup; True when autogroups are off or absent."""
+    path = f"/proc/{pid}/autogroup"
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as enabled:
+            if enabled.read().strip() != "1":
+                return True
+        with open(path, "w") as group:
+            group.write(str(nice))
+    except FileNotFoundError:
+        return True  # no autogroups here, or the process is gone
+    except OSError:
+        return False  # not permitted (or rate-limited): a worker left low is replaced
     return True
+
+
+def _threads_below(pid: int) -> list[int]:
+    """The thread ids of process `pid` and its descendants (just `pid` without /proc)."""
+    found: list[int] = []
+    processes = [pid]
+    while processes and len(found) < 4096:
+        process = processes.pop()
+        try:
+            threads = [int(name) for name in os.listdir(f"/proc/{process}/task")]
+        except (OSError, ValueError):
+            threads = [process]
+        found.extend(threads)
+        for thread in threads:
+            with contextlib.suppress(OSError, ValueError), \
+                    open(f"/proc/{process}/task/{thread}/children") as children:
+                processes.extend(int(child) for child in children.read().split())
+    return found
 
 
 def _restore_priority(worker: _Worker) -> bool:
