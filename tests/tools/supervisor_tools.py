@@ -52,6 +52,26 @@ def pid(arguments: dict[str, Any]) -> dict[str, Any]:
     return {"pid": os.getpid()}
 
 
+def until_reniced(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Runs (sleeping, not burning CPU) until its process's priority was lowered, or 30 s; says
+    where it ran and at what nice value it finished."""
+    import time
+
+    for _ in range(600):
+        if os.getpriority(os.PRIO_PROCESS, 0) > 0:
+            break
+        time.sleep(0.05)
+    return {"pid": os.getpid(), "nice": os.getpriority(os.PRIO_PROCESS, 0), "group": _autogroup("self")}
+
+
+def _autogroup(pid: str) -> str | None:
+    """This process's scheduling group (`/autogroup-N nice K`), None where there are none."""
+    try:
+        return Path(f"/proc/{pid}/autogroup").read_text().strip()
+    except OSError:
+        return None
+
+
 def big(arguments: dict[str, Any]) -> dict[str, Any]:
     return {"text": "x" * int(arguments.get("size", 1000))}
 
@@ -83,6 +103,7 @@ HOG = _tool(hog)
 HOG_AND_SWALLOW = _tool(hog_and_swallow)
 SPIN = _tool(spin)
 PID = _tool(pid)
+UNTIL_RENICED = _tool(until_reniced)
 BIG = _tool(big)
 COUNTING = _tool(counting)
 HOST_PID = _tool(host_pid, takes_context=True, host_side=True)

@@ -20,9 +20,10 @@ import supervisor_tools as hostile
 from statekit.budget import CallBudget
 from statekit.errors import ToolError
 from statekit.tools import registry
+from statekit.tools import supervisor as supervisor_module
 from statekit.tools.launchers import read_status
 from statekit.tools.registry import ToolContext
-from statekit.tools.supervisor import Supervisor
+from statekit.tools.supervisor import LONG_CALL_NICE, Supervisor
 
 MEMORY = 128 * 1024 * 1024
 
@@ -217,8 +218,9 @@ def test_memory_sizes_read_as_binary_units(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_a_long_call_holding_every_worker_does_not_starve_the_next_call(tmp_path: Path) -> None:
-    """Hostile clients that keep every worker busy until their deadline: the pool grows by a
-    worker for the waiting call, and shrinks back to its size once the extra worker is idle."""
+    """Hostile clients that keep every worker busy until their deadline: a spare worker was
+    started as soon as the worker was taken, the next call runs there, and the pool shrinks back
+    to its size once its calls are over."""
     pid_file = tmp_path / "pid"
     budget = CallBudget(seconds=None)
     with Supervisor(workers=1, max_workers=2, surplus_idle_seconds=0.2) as pool:
@@ -228,14 +230,90 @@ def test_a_long_call_holding_every_worker_does_not_starve_the_next_call(tmp_path
         spinning = _pid_from(pid_file)
         answered = pool.call(hostile.PID, {}, _context())["pid"]
         assert answered != spinning and pool.counts["grown"] == 1
-        for _ in range(600):  # the extra worker leaves once idle
-            if pool.worker_pids() == [spinning]:
-                break
-            time.sleep(0.05)
-        assert pool.worker_pids() == [spinning]
         budget.cancel()
         holder.join(30)
         assert not _alive(spinning)
+        for _ in range(600):  # the extra worker leaves once idle
+            if len(pool.worker_pids()) == 1:
+                break
+            time.sleep(0.05)
+        assert len(pool.worker_pids()) == 1 and spinning not in pool.worker_pids()
+
+
+def _spin_in_background(pool: Supervisor, pid_file: Path) -> tuple[threading.Thread, CallBudget, int]:
+    budget = CallBudget(seconds=None)
+    holder = threading.Thread(target=lambda: _swallow(pool.call, hostile.SPIN, {"pidFile": str(pid_file)},
+                                                      _context(), budget=budget))
+    holder.start()
+    return holder, budget, _pid_from(pid_file)
+
+
+def _wait_for(predicate: Any) -> bool:
+    for _ in range(600):
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_spare_worker_is_started_while_a_call_runs(tmp_path: Path) -> None:
+    """Rule 1: while a call runs an idle worker is already there, so the next call never waits
+    for a fork; it is started when the worker is taken, not after the call has run a while."""
+    with Supervisor(workers=1, max_workers=3, surplus_idle_seconds=60) as pool:
+        assert _wait_for(lambda: len(pool.worker_pids()) == 1)
+        holder, budget, spinning = _spin_in_background(pool, tmp_path / "pid")
+        assert pool.counts["grown"] == 1  # the spare started when the spinner took its worker
+        assert _wait_for(lambda: len(pool.worker_pids()) == 2)
+        spare = [pid for pid in pool.worker_pids() if pid != spinning]
+        assert pool.call(hostile.PID, {}, _context())["pid"] == spare[0]  # pre-started, not forked for it
+        # That call took the spare: another was started for the next call, up to the cap.
+        assert pool.counts["grown"] == 2
+        second_holder, second_budget, _second = _spin_in_background(pool, tmp_path / "pid2")
+        assert _wait_for(lambda: len(pool.worker_pids()) == 3)
+        assert len(pool.worker_pids()) == pool.max_workers  # at the cap: no further spare
+        for budget_, holder_ in ((budget, holder), (second_budget, second_holder)):
+            budget_.cancel()
+            holder_.join(30)
+
+
+def test_a_long_calls_worker_is_reniced_and_set_back_for_its_next_call() -> None:
+    """Rule 2: a call past `LONG_CALL_SECONDS` runs at `LONG_CALL_NICE`; its worker is back at
+    nice 0 before it takes another call."""
+    with Supervisor(workers=1, max_workers=1) as pool:
+        result = pool.call(hostile.UNTIL_RENICED, {}, _context())
+        assert result["nice"] == LONG_CALL_NICE and pool.counts["reniced"] == 1
+        assert os.getpriority(os.PRIO_PROCESS, result["pid"]) == 0
+        # Its own session, so its own scheduling group, lowered and set back with it.
+        assert os.getsid(result["pid"]) == result["pid"]
+        if _autogroups_on() and result["group"] is not None:
+            assert result["group"].endswith(f" nice {LONG_CALL_NICE}")
+            assert Path(f"/proc/{result['pid']}/autogroup").read_text().strip().endswith(" nice 0")
+        assert pool.call(hostile.PID, {}, _context())["pid"] == result["pid"]  # reused, at nice 0
+
+
+def _autogroups_on() -> bool:
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return False
+
+
+def test_a_reniced_worker_that_cannot_be_set_back_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without CAP_SYS_NICE a process cannot raise a priority again: the worker is recycled."""
+    real = os.setpriority
+
+    def unprivileged(which: int, who: int, value: int) -> None:
+        if value < os.getpriority(which, who):
+            raise PermissionError(1, "Operation not permitted")
+        real(which, who, value)
+
+    monkeypatch.setattr(supervisor_module.os, "setpriority", unprivileged)
+    with Supervisor(workers=1, max_workers=1) as pool:
+        result = pool.call(hostile.UNTIL_RENICED, {}, _context())
+        assert result["nice"] == LONG_CALL_NICE
+        assert pool.counts["recycled"] == 1 and not _alive(result["pid"])
+        after = pool.call(hostile.PID, {}, _context())["pid"]
+        assert after != result["pid"] and os.getpriority(os.PRIO_PROCESS, after) == 0
 
 
 def _swallow(function: Any, *args: Any, **keywords: Any) -> None:

@@ -26,6 +26,16 @@ Workers start from a fork server (`multiprocessing`'s `forkserver`, this package
 preloaded): the server process has threads, and forking a threaded process is unsafe. They
 start in the background, so building a server never waits for them; a call waits for a free
 worker within its own deadline.
+
+Short calls never wait behind long ones, by two rules kept here:
+
+- **A spare.** While any call runs, one idle worker is kept started (a replacement starts as
+  soon as a worker is taken), and a call that finds none starts one more at once, up to
+  `max_workers`; past that, calls queue.
+- **Priority.** A call that has run longer than `LONG_CALL_SECONDS` has its worker reniced to
+  `LONG_CALL_NICE`, so the scheduler favours the short calls (and the server's own loop) over
+  it; the worker is set back to nice 0 before it takes another call, or replaced when that
+  is not permitted.
 """
 
 from __future__ import annotations
@@ -60,18 +70,23 @@ logger = logging.getLogger(__name__)
 
 #: Seconds past a call's deadline (or its cancel) the worker has to answer before it is killed.
 KILL_GRACE_SECONDS = 1.0
-#: The pool grows past its size while all its workers are held by calls older than this...
-LONG_CALL_SECONDS = 0.5
-#: ...up to this many times its size (each worker's call keeps its own memory budget); the
-#: extra workers leave after this many seconds idle.
+#: A call older than this is a long call: its worker runs at `LONG_CALL_NICE`.
+LONG_CALL_SECONDS = 0.1
+LONG_CALL_NICE = 15
+#: The pool grows past its size (a spare while calls run, one more per waiting call) up to this
+#: many times its size (each worker's call keeps its own memory budget); the extra workers leave
+#: after this many seconds idle.
 BURST_FACTOR = 4
 SURPLUS_IDLE_SECONDS = 5.0
 #: Calls one worker serves before it is replaced (bounds what a slow leak can keep).
 DEFAULT_MAX_CALLS = 1000
 #: Seconds a new worker may take to say hello.
 _START_SECONDS = 60.0
-#: How often a waiting call looks at its cancel flag, and the watchdog at resident sizes.
+#: How often a waiting call looks at its cancel flag.
 _POLL_SECONDS = 0.05
+#: How often the watchdog looks for long calls to renice and at resident sizes (a long call runs
+#: at full priority for up to `LONG_CALL_SECONDS` plus this).
+_WATCH_SECONDS = 0.02
 #: Resident bytes a worker may hold over its baseline plus the call's budget before the watchdog
 #: kills it (the address-space limit normally stops the call first).
 _WATCHDOG_SLACK = 64 * 1024 * 1024
@@ -112,6 +127,8 @@ class _Worker:
     dead: bool = False
     recycle: bool = False
     reaped: bool = False
+    #: Whether its running call was reniced as a long call (set back before its next call).
+    reniced: bool = False
 
 
 class Supervisor:
@@ -156,7 +173,7 @@ class Supervisor:
         self._started = False
         self._closed = False
         #: What the pool has done, for tests and operators: calls answered, workers started and killed.
-        self.counts = {"calls": 0, "functions": 0, "started": 0, "killed": 0, "recycled": 0, "grown": 0}
+        self.counts = {"calls": 0, "functions": 0, "started": 0, "killed": 0, "recycled": 0, "grown": 0, "reniced": 0}
 
     # -- the pool ------------------------------------------------------------------------------
 
@@ -287,19 +304,24 @@ class Supervisor:
                 continue
             worker.busy = True
             worker.busy_since = time.monotonic()
+            if not self._forks_here:
+                self._grow(spare=True)
             if warming and budget.deadline is not None and budget.seconds is not None:
                 budget.deadline = time.monotonic() + budget.seconds
             return worker
 
-    def _grow(self) -> None:
-        """Start one more worker when every worker is held by a call older than `LONG_CALL_SECONDS`
-        (lock held): long calls (an attack that runs to its deadline) never starve short ones. A
-        queue of short calls does not grow the pool; the pool grows to `max_workers` at most and
-        shrinks back as the extra workers stay idle (`_shrink`)."""
-        if self._starting or len(self._all) >= self.max_workers or self._closed:
+    def _grow(self, *, spare: bool = False) -> None:
+        """Start workers (lock held) until every call waiting for one has one coming, plus one
+        idle spare when `spare` (a worker was just taken): a new call never waits for a fork
+        while the pool is below `max_workers`. The pool shrinks back as the extra workers stay
+        idle (`_shrink`). A plain fork (`fork`: a single-threaded command) keeps no spare: it
+        would fork on the caller's thread before its call."""
+        if self._closed:
             return
-        now = time.monotonic()
-        if all(worker.busy and now - worker.busy_since > LONG_CALL_SECONDS for worker in self._all):
+        waiting = max(0, self._waiting - (1 if spare else 0))  # the caller that just took one is served
+        wanted = waiting + (1 if spare else 0) - len(self._idle) - self._starting
+        room = self.max_workers - len(self._all) - self._starting
+        for _ in range(max(0, min(wanted, room))):
             self._starting += 1
             self.counts["grown"] += 1
             if self._forks_here:
@@ -308,12 +330,14 @@ class Supervisor:
                 threading.Thread(target=self._start_one, name="statekit-supervisor-start", daemon=True).start()
 
     def _shrink(self) -> None:
-        """Let the extra workers `_grow` started leave once they have been idle a while."""
+        """Let the extra workers `_grow` started leave once they have been idle a while (never
+        the last idle one while a call runs: that is the spare)."""
         leaving = []
         with self._condition:
             now = time.monotonic()
+            running = any(worker.busy for worker in self._all)
             for worker in list(self._idle):
-                if len(self._all) <= self.workers:
+                if len(self._all) <= self.workers or (running and len(self._idle) <= 1):
                     break
                 if now - worker.idle_since > self.surplus_idle_seconds:
                     self._idle.remove(worker)
@@ -331,11 +355,13 @@ class Supervisor:
             self._fill()
 
     def _release(self, worker: _Worker) -> None:
-        worker.busy = False
+        with self._condition:  # the watchdog renices only busy workers, under this lock
+            worker.busy = False
+            restored = _restore_priority(worker)
         worker.memory = None
         worker.calls += 1
         worker.idle_since = time.monotonic()
-        retire = worker.dead or worker.recycle or worker.calls >= self.max_calls
+        retire = worker.dead or worker.recycle or worker.calls >= self.max_calls or not restored
         if retire:
             if not worker.dead:
                 self.counts["recycled"] += 1
@@ -363,11 +389,14 @@ class Supervisor:
     def _watch(self) -> None:
         """Kill a busy worker whose resident memory passed its call's budget (the backstop)."""
         while not self._closed:
-            time.sleep(_POLL_SECONDS)
+            time.sleep(_WATCH_SECONDS)
             self._shrink()
             with self._condition:
-                busy = [worker for worker in self._all if worker.busy and worker.memory is not None]
+                busy = [worker for worker in self._all if worker.busy]
+            self._renice_long_calls(busy)
             for worker in busy:
+                if worker.memory is None:
+                    continue
                 resident = read_status(f"/proc/{worker.pid}/status").get("VmRSS", 0)
                 budget = worker.memory
                 if budget is not None and worker.busy and resident > worker.baseline_rss + budget + _WATCHDOG_SLACK:
@@ -376,6 +405,18 @@ class Supervisor:
                     worker.killed_for_memory = True
                     self.counts["killed"] += 1
                     self._kill_now(worker)
+
+    def _renice_long_calls(self, busy: list[_Worker]) -> None:
+        """Lower the priority of each worker whose call is older than `LONG_CALL_SECONDS`, so the
+        scheduler runs short calls (and the server's loop) first while long ones share what is left."""
+        for worker in busy:
+            with self._condition:  # a worker released meanwhile is idle and keeps its priority
+                if (worker.reniced or not worker.busy or worker.dead
+                        or time.monotonic() - worker.busy_since <= LONG_CALL_SECONDS):
+                    continue
+                worker.reniced = True  # set first: the reset at release must run whatever happens here
+                if _set_priority(worker.pid, LONG_CALL_NICE):
+                    self.counts["reniced"] += 1
 
     def _kill_now(self, worker: _Worker) -> None:
         _signal(worker, signal.SIGKILL)
@@ -533,6 +574,66 @@ def _raise_if_stopped(budget: CallBudget) -> None:
 def _signal(worker: _Worker, number: int) -> None:
     with contextlib.suppress(ProcessLookupError):  # it died already
         os.kill(worker.pid, number)
+
+
+def _set_priority(pid: int, nice: int) -> bool:
+    """Set process `pid` to `nice`: every thread of it and of the processes it started (a layout
+    engine; on Linux a nice value is per thread), and its scheduling group (each worker has a
+    session, so an autogroup, of its own: where autogroups are on, groups share the CPU by the
+    group's nice, whatever its tasks' nice values). False when that was not permitted."""
+    try:
+        for thread in _threads_below(pid):
+            with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+                os.setpriority(os.PRIO_PROCESS, thread, nice)
+    except OSError:
+        return False
+    return _set_group_nice(pid, nice)
+
+
+def _set_group_nice(pid: int, nice: int) -> bool:
+    """Write the nice value of `pid`'s autogroup; True when autogroups are off or absent."""
+    path = f"/proc/{pid}/autogroup"
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as enabled:
+            if enabled.read().strip() != "1":
+                return True
+        with open(path, "w") as group:
+            group.write(str(nice))
+    except FileNotFoundError:
+        return True  # no autogroups here, or the process is gone
+    except OSError:
+        return False  # not permitted (or rate-limited): a worker left low is replaced
+    return True
+
+
+def _threads_below(pid: int) -> list[int]:
+    """The thread ids of process `pid` and its descendants (just `pid` without /proc)."""
+    found: list[int] = []
+    processes = [pid]
+    while processes and len(found) < 4096:
+        process = processes.pop()
+        try:
+            threads = [int(name) for name in os.listdir(f"/proc/{process}/task")]
+        except (OSError, ValueError):
+            threads = [process]
+        found.extend(threads)
+        for thread in threads:
+            with contextlib.suppress(OSError, ValueError), \
+                    open(f"/proc/{process}/task/{thread}/children") as children:
+                processes.extend(int(child) for child in children.read().split())
+    return found
+
+
+def _restore_priority(worker: _Worker) -> bool:
+    """Set a reniced worker back to nice 0 before its next call; False (the worker must be
+    replaced) when this process may not raise a priority (no CAP_SYS_NICE)."""
+    if not worker.reniced or worker.dead:
+        return True
+    if not _set_priority(worker.pid, 0):
+        logger.info("call worker %d could not be set back to nice 0; replaced", worker.pid)
+        return False
+    worker.reniced = False
+    return True
 
 
 def _pass_progress(budget: CallBudget, body: bytes) -> None:

@@ -135,6 +135,10 @@ def serve(connection: Connection, *, warm: bool = True) -> None:
     signal.signal(CANCEL_SIGNAL, _cancel)
     # stdout may be the MCP stdio transport: nothing a tool prints may reach it.
     os.dup2(2, 1)
+    # A session of its own is a scheduling group of its own (Linux autogroups): the CPU a long
+    # call burns is charged to that group, which the supervisor lowers, not to the server's.
+    with contextlib.suppress(OSError):
+        os.setsid()
     if warm:
         _warm_up()
     worker = _worker = _Worker(connection, process_status())
