@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 import statekit.tools as tools
 from statekit.errors import ToolError
 from statekit.formats import (
+    _FORMATS,
     BUILTIN_FORMAT_MODULES,
     Source,
     detect_format,
@@ -96,7 +97,10 @@ def test_a_throwing_detector_does_not_break_detection() -> None:
         raise RuntimeError("boom")
 
     register_format("test-exploding-detector", read=lambda value: (parse_machine({}), []), detect=explode)
-    assert detect_format(PLAYER_SCXML) == "scxml"
+    try:
+        assert detect_format(PLAYER_SCXML) == "scxml"
+    finally:  # the registry is process-wide: a format left behind shows in every later tool listing
+        del _FORMATS["test-exploding-detector"]
 
 
 def test_read_any_falls_back_to_the_config_reader_for_its_precise_errors() -> None:
