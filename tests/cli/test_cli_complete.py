@@ -18,12 +18,14 @@ import pytest
 
 from statekit import tools
 from statekit.cli import main
+from statekit.verify.python_adapter import network_isolation_available
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYER = ROOT / "examples" / "machines" / "player.json"
 SIGNUP = ROOT / "examples" / "machines" / "signup.ts"
 CHECKOUT = ROOT / "examples" / "machines" / "checkout.ts"
 TINY = {"initial": "a", "states": {"a": {"on": {"GO": "b"}}, "b": {}}}
+VERIFY_MACHINE = json.loads((ROOT / "examples" / "verify" / "turnstile.json").read_text())
 
 
 def cli_env() -> dict[str, str]:
@@ -328,3 +330,19 @@ def test_live_machine_reads_on_a_mistyped_sqlite_store_create_nothing(tmp_path: 
                            json.dumps({"machineHandle": made, "events": ["GO"]})],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=True)
     assert json.loads(sent.stdout)["snapshot"]["value"] == "b"
+
+
+@pytest.mark.skipif(not network_isolation_available(), reason="verify's driver needs `unshare -rn`")
+def test_verify_is_reachable_from_the_command_line_with_the_servers_driver_options() -> None:
+    """`statekit call verify` takes `--verify-driver`/`--verify-path` as `statekit serve` does, so every
+    tool, verify included, runs from the command line."""
+    arguments = json.dumps({"model": {"kind": "source", "content": VERIFY_MACHINE}})
+    result = run_cli("call", "verify", arguments, "--verify-driver", "turnstile=turnstile_driver",
+                     "--verify-path", str(ROOT / "examples" / "verify"))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)["report"]
+    assert report["schemaVersion"] == "statekit.verification/1" and report["results"], report
+    without = run_cli("call", "verify", arguments)
+    assert without.returncode == 2 and "error [" in without.stderr, without.stderr
+    malformed = run_cli("call", "verify", arguments, "--verify-driver", "turnstile")
+    assert malformed.returncode == 2 and "NAME=MODULE" in malformed.stderr

@@ -42,7 +42,18 @@ def _cmd_call(args: argparse.Namespace) -> int:
     if args.help:
         print(tool_help(tools.get(args.tool)))
         return 0
-    result = tools.call(args.tool, read_arguments(args.arguments))
+    arguments = read_arguments(args.arguments)
+    context = None
+    if args.verify_driver:
+        from statekit.tools.registry import ToolContext
+        from statekit.verify.python_adapter import adapter_from_options
+
+        try:
+            adapter = adapter_from_options(args.verify_driver, args.verify_path)
+        except ValueError as exc:
+            args.call_parser.error(str(exc))
+        context = ToolContext.from_environment(verification_adapter=adapter)
+    result = tools.call(args.tool, arguments, context=context)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 0
 
@@ -118,6 +129,11 @@ def add_commands(sub: Any) -> None:
     call.add_argument("tool", nargs="?", metavar="NAME")
     call.add_argument("arguments", nargs="?", default="{}", metavar="ARGUMENTS",
                       help="a JSON object, - for stdin, or @FILE (default {})")
+    call.add_argument("--verify-driver", action="append", default=[], metavar="NAME=MODULE",
+                      help="for `verify`: a Python driver module for the system under test (repeatable), "
+                      "as `statekit serve --verify-driver`")
+    call.add_argument("--verify-path", action="append", default=[], metavar="DIR",
+                      help="for `verify`: a folder the drivers (and the system under test) import from")
     call.set_defaults(handler=_cmd_call, call_parser=call)
 
     listing = sub.add_parser("tools", help="list the tools")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -93,18 +92,12 @@ def _forward_caller_credential(provider: Any) -> None:
 
 def _verification_adapter(args: ServeOptions) -> Any:
     """A Python driver adapter when `--verify-driver` names drivers; otherwise none."""
-    if not args.verify_driver:
-        return None
-    from statekit.verify.python_adapter import PythonDriverAdapter
+    from statekit.verify.python_adapter import adapter_from_options
 
-    drivers: dict[str, str] = {}
-    for item in args.verify_driver:
-        name, _, module = item.partition("=")
-        if not name or not module:
-            raise SystemExit(f"statekit serve: --verify-driver takes NAME=MODULE, not {item!r}")
-        drivers[name] = module
-    paths = [str(Path(p).resolve()) for p in args.verify_path]
-    return PythonDriverAdapter(drivers, extra_paths=paths)
+    try:
+        return adapter_from_options(args.verify_driver, args.verify_path)
+    except ValueError as exc:
+        raise SystemExit(f"statekit serve: {exc}") from None
 
 
 def _run_stdio(args: ServeOptions) -> int:

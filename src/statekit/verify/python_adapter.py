@@ -179,3 +179,19 @@ def _initial_value(request: VerificationRequest) -> Any:
     machine, _ = build_simulation_machine(request.machine, None)
     snapshot, _ = initial_transition(machine)
     return snapshot.value
+
+
+def adapter_from_options(drivers: Sequence[str], paths: Sequence[str] = ()) -> PythonDriverAdapter | None:
+    """The adapter `--verify-driver NAME=MODULE` and `--verify-path DIR` describe, or None without drivers.
+
+    `statekit serve` and `statekit call` read the same two options through this one function.
+    """
+    if not drivers:
+        return None
+    named: dict[str, str] = {}
+    for item in drivers:
+        name, _, module = item.partition("=")
+        if not name or not module:
+            raise ValueError(f"--verify-driver takes NAME=MODULE, not {item!r}")
+        named[name] = module
+    return PythonDriverAdapter(named, extra_paths=[os.path.abspath(path) for path in paths])
