@@ -294,11 +294,15 @@ class GateCallPipeline(GateListing):
         result = await run_with_call(call, lambda: run(call, stripped))
         if snapshot is None or not self.state_note or name == self.status_tool:
             return result
-        allowed = await self.allowed_now(ctx, snapshot, catalog)
+        return await self._noted(ctx, result, snapshot, catalog, surface, handle)
+
+    async def _noted(self, ctx: Any, result: Any, snapshot: Any, catalog: Catalog, surface: Surface,
+                     handle: str | None) -> Any:
+        """`result` with the state note: the state at `snapshot` and the tools allowed there."""
         return surface.note(
             result,
             state=snapshot.value,
-            allowed=allowed,
+            allowed=await self.allowed_now(ctx, snapshot, catalog),
             handle_argument=self.state_handle_key,
             handle=handle,
         )
@@ -364,13 +368,7 @@ class GateCallPipeline(GateListing):
             result = await run_with_call(call, lambda: run(call, stripped))
             if not self.state_note:
                 return result
-            return surface.note(
-                result,
-                state=snapshot.value,
-                allowed=await self.allowed_now(ctx, snapshot, catalog),
-                handle_argument=self.state_handle_key,
-                handle=handle,
-            )
+            return await self._noted(ctx, result, snapshot, catalog, surface, handle)
         try:
             reserved_version = await self._reserve(store_key, record, version, name, event_type)
         except StoreConflict:
@@ -420,13 +418,7 @@ class GateCallPipeline(GateListing):
                 await self._release(store_key, record, reserved_version)
             if not self.state_note:
                 return result
-            return surface.note(
-                result,
-                state=snapshot.value,
-                allowed=await self.allowed_now(ctx, snapshot, catalog),
-                handle_argument=self.state_handle_key,
-                handle=handle,
-            )
+            return await self._noted(ctx, result, snapshot, catalog, surface, handle)
         now = self.clock()
         timers = apply_timer_actions(record.timers, actions, now)
         assert transition_id is not None
@@ -495,13 +487,7 @@ class GateCallPipeline(GateListing):
             await self._notify_list_changed(ctx, key)
         if not self.state_note:
             return result
-        return surface.note(
-            result,
-            state=next_snapshot.value,
-            allowed=await self.allowed_now(ctx, next_snapshot, catalog),
-            handle_argument=self.state_handle_key,
-            handle=handle,
-        )
+        return await self._noted(ctx, result, next_snapshot, catalog, surface, handle)
 
     async def _create_workflow(
         self,
@@ -551,14 +537,7 @@ class GateCallPipeline(GateListing):
             return surface.refusal(store_fault(fault, store_key))
         if not self.state_note:
             return result
-        allowed = await self.allowed_now(ctx, snapshot, catalog)
-        return surface.note(
-            result,
-            state=snapshot.value,
-            allowed=allowed,
-            handle_argument=self.state_handle_key,
-            handle=handle,
-        )
+        return await self._noted(ctx, result, snapshot, catalog, surface, handle)
 
 
 def declares_event(snapshot: Any, event_type: str | None) -> bool:
